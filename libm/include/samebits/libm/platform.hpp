@@ -1,0 +1,66 @@
+// samebits/libm/platform.hpp — the one place that knows which compiler and
+// which target a header is being compiled for.
+//
+// Every other header in samebits/libm uses only the macros defined here; no
+// function body tests __CUDACC__, __HIPCC__ or __CUDA_ARCH__ itself.
+#pragma once
+
+// ---- compiler -------------------------------------------------------------
+#if defined(__NVCC__)
+#  define SAMEBITS_COMPILER_NVCC 1
+#elif defined(__clang__)
+#  define SAMEBITS_COMPILER_CLANG 1
+#elif defined(__GNUC__)
+#  define SAMEBITS_COMPILER_GCC 1
+#elif defined(_MSC_VER)
+#  define SAMEBITS_COMPILER_MSVC 1
+#endif
+
+// ---- language dialect (single-source GPU languages) -----------------------
+#if defined(__HIP__)
+#  define SAMEBITS_LANG_HIP 1
+#elif defined(__CUDACC__)
+#  define SAMEBITS_LANG_CUDA 1
+#endif
+
+// ---- which pass is this (host or one device) ------------------------------
+// In CUDA and HIP a translation unit is compiled once for the host and once
+// per device architecture; the personalities choose instructions per pass.
+#if defined(__CUDA_ARCH__) && !defined(__HIP__)
+#  define SAMEBITS_DEVICE_NVIDIA 1
+#  define SAMEBITS_DEVICE_PASS 1
+#elif defined(__HIP_DEVICE_COMPILE__) || defined(__AMDGCN__)
+#  define SAMEBITS_DEVICE_AMDGPU 1
+#  define SAMEBITS_DEVICE_PASS 1
+#else
+#  define SAMEBITS_HOST_PASS 1
+#endif
+
+// ---- function qualifiers ---------------------------------------------------
+#if defined(SAMEBITS_LANG_CUDA) || defined(SAMEBITS_LANG_HIP)
+#  define SAMEBITS_HOST_DEVICE __host__ __device__
+#  define SAMEBITS_DEVICE __device__
+#else
+#  define SAMEBITS_HOST_DEVICE
+#  define SAMEBITS_DEVICE
+#endif
+
+#if defined(SAMEBITS_COMPILER_MSVC)
+#  define SAMEBITS_FORCEINLINE __forceinline
+#else
+#  define SAMEBITS_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+// The qualifier every libm function carries: callable from host and device,
+// inlined so that a user's kernel sees the whole sequence.
+#define SAMEBITS_FUNC SAMEBITS_HOST_DEVICE SAMEBITS_FORCEINLINE
+
+// ---- language level ----------------------------------------------------------
+#if defined(_MSVC_LANG)
+#  define SAMEBITS_CPLUSPLUS _MSVC_LANG
+#else
+#  define SAMEBITS_CPLUSPLUS __cplusplus
+#endif
+#if SAMEBITS_CPLUSPLUS < 201703L
+#  error "samebits/libm needs C++17 or later"
+#endif
