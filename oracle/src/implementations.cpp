@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "samebits/libm/cr.hpp"
+
 namespace samebits::oracle {
 namespace {
 
@@ -15,6 +17,13 @@ float glibc_exp10f(float x) { return ::exp10f(x); }
 float glibc_logf(float x) { return ::logf(x); }
 float glibc_log2f(float x) { return ::log2f(x); }
 float glibc_log10f(float x) { return ::log10f(x); }
+
+float cr_expf(float x) { return samebits::cr::expf(x); }
+float cr_exp2f(float x) { return samebits::cr::exp2f(x); }
+float cr_exp10f(float x) { return samebits::cr::exp10f(x); }
+float cr_logf(float x) { return samebits::cr::logf(x); }
+float cr_log2f(float x) { return samebits::cr::log2f(x); }
+float cr_log10f(float x) { return samebits::cr::log10f(x); }
 
 std::vector<Implementation> build() {
   std::vector<Implementation> v;
@@ -29,6 +38,17 @@ std::vector<Implementation> build() {
   g.fn[static_cast<int>(Func::log2)] = glibc_log2f;
   g.fn[static_cast<int>(Func::log10)] = glibc_log10f;
   v.push_back(g);
+  Implementation c;
+  c.name = "cr";
+  c.description = "samebits::cr, correctly rounded, the same bits on every CPU and GPU";
+  c.provenance = "samebits/libm/cr.hpp built for this host";
+  c.fn[static_cast<int>(Func::exp)] = cr_expf;
+  c.fn[static_cast<int>(Func::exp2)] = cr_exp2f;
+  c.fn[static_cast<int>(Func::exp10)] = cr_exp10f;
+  c.fn[static_cast<int>(Func::log)] = cr_logf;
+  c.fn[static_cast<int>(Func::log2)] = cr_log2f;
+  c.fn[static_cast<int>(Func::log10)] = cr_log10f;
+  v.push_back(c);
   return v;
 }
 

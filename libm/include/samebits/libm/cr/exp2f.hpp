@@ -1,0 +1,23 @@
+// samebits/libm/cr/exp2f.hpp — samebits::cr::exp2f, correctly rounded
+// (round to nearest, ties to even) for every binary32 input, with the same
+// bits on every CPU and GPU. Derivation: cr/exp_core.hpp and docs/libm/cr.md;
+// proof status: docs/accuracy.md.
+#pragma once
+
+#include <cstdint>
+
+#include "samebits/libm/cr/exp_core.hpp"
+#include "samebits/libm/cr/exceptions.hpp"
+#include "samebits/libm/cr/exceptions_table.hpp"
+#include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/fp/guards.hpp"
+
+namespace samebits::cr {
+
+SAMEBITS_FUNC float exp2f(float x) {
+  const std::uint32_t ix = fp::to_bits(x);
+  const fp::Rounded r = detail::exp_family<detail::ExpBase::two>(ix);
+  return fp::from_bits(r.near_midpoint ? detail::exceptions_exp2f(ix, r.bits) : r.bits);
+}
+
+}  // namespace samebits::cr

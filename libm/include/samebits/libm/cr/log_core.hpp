@@ -1,0 +1,99 @@
+// samebits/libm/cr/log_core.hpp — log_b(x) for b in {e, 2, 10}, before rounding.
+//
+// Reduction. x > 0 finite is taken exactly to binary64 (subnormals by an
+// integer-to-double conversion, never by cvt.f32 which -ftz would flush).
+// With OFF = 0x1.61p-1, write x = 2^e z with z in [OFF, 2 OFF) by integer
+// operations on the encoding, and let i be the index of z's subinterval
+// (128 of them, each 2^45 encodings wide; tables.hpp). Then
+//   log_b(x) = e log_b(2) + (-log_b(c_i)) + log_b(1 + r),  r = z c_i - 1,
+// where c_i ~ 1/centre has 29 significant bits, so z c_i (24 + 29 bits) is
+// exact in an fma and r = fma(z, c_i, -1) is exact; |r| <= 2^-8. The
+// subinterval centred on 1 has c = 1, so for x in [1 - 2^-9, 1 + 2^-8) the
+// result is the polynomial alone and keeps its relative accuracy near 1.
+// Because z < 2 OFF < 1.38 and z >= OFF > 0.68, e log b(2) and -log_b(c)
+// never cancel badly: |result| >= 0.31 |e log_b(2)|.
+// Evaluation. P_b(r) ~ log_b(1 + r), degree 6 with double coefficients
+// (Sollya fpminimax, relative error < 2^-54.9 on |r| <= 0.004;
+// libm/tools/cr_polynomials.sollya), evaluated by Horner in fma, the last
+// step folding in hi = fma(e, log_b(2), -log_b(c_i)): y = fma(r, A(r), hi).
+// Error bound (docs/libm/cr.md): |y - exact| <= 3.6 ulp(y); the midpoint test
+// is told 16 ulp.
+#pragma once
+
+#include <cstdint>
+
+#include "samebits/libm/arch/fma.hpp"
+#include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/fp/rounding.hpp"
+#include "samebits/libm/cr/tables.hpp"
+
+namespace samebits::cr::detail {
+
+inline constexpr std::uint64_t kLogTolUlps = 16;
+
+enum class LogBase { e, two, ten };
+
+// ix: a positive finite nonzero binary32 encoding.
+template <LogBase B>
+SAMEBITS_FUNC fp::Rounded log_core(std::uint32_t ix) {
+  // log_b(2) rounded to double (1 for b = 2), and P_b(r) = r (a0 + r (a1 + ... + r a5)).
+  double log_b_2, a0, a1, a2, a3, a4, a5;
+  if constexpr (B == LogBase::e) {
+    log_b_2 = tables::kLn2;
+    a0 = 0x1p0, a1 = -0x1p-1, a2 = 0x1.555555550ef6ap-2, a3 = -0x1.ffffffff7646bp-3;
+    a4 = 0x1.999b471a3e634p-3, a5 = -0x1.5556dd090112bp-3;
+  } else if constexpr (B == LogBase::two) {
+    log_b_2 = 0x1p0;
+    a0 = 0x1.71547652b82fep0, a1 = -0x1.71547652b82fep-1, a2 = 0x1.ec709dc3511b9p-2;
+    a3 = -0x1.7154765261fd2p-2, a4 = 0x1.2777e9cdd53e2p-2, a5 = -0x1.ec72bd86e5045p-3;
+  } else {
+    log_b_2 = tables::kLog10Of2;
+    a0 = 0x1.bcb7b1526e50ep-2, a1 = -0x1.bcb7b1526e50ep-3, a2 = 0x1.287a7636cf3d8p-3;
+    a3 = -0x1.bcb7b1521311cp-4, a4 = 0x1.63c777aa62bb9p-4, a5 = -0x1.287bb368c6e25p-4;
+  }
+  std::uint64_t xb;
+  if (ix < 0x00800000u) {
+    // Subnormal: ix * 2^-149, exact (an integer below 2^23, then a power of two).
+    xb = fp::to_bits(static_cast<double>(ix) * 0x1p-149);
+  } else {
+    xb = fp::normal_binary32_to_binary64(ix);
+  }
+  const std::int64_t tmp = static_cast<std::int64_t>(xb - tables::kLogOff);
+  const int i = static_cast<int>((tmp >> 45) & 127);
+  const std::int64_t e = tmp >> 52;  // arithmetic shift: floor
+  const double z = fp::from_bits64(xb - (static_cast<std::uint64_t>(e) << 52));
+  const double r = arch::fma(z, tables::log_c(i), -1.0);  // exact
+  double a = arch::fma(r, a5, a4);
+  a = arch::fma(r, a, a3);
+  a = arch::fma(r, a, a2);
+  a = arch::fma(r, a, a1);
+  a = arch::fma(r, a, a0);
+  double neg_log_c;
+  if constexpr (B == LogBase::e) neg_log_c = tables::log_neg_ln_c(i);
+  else if constexpr (B == LogBase::two) neg_log_c = tables::log_neg_log2_c(i);
+  else neg_log_c = tables::log_neg_log10_c(i);
+  const double hi = arch::fma(static_cast<double>(e), log_b_2, neg_log_c);
+  const double y = arch::fma(r, a, hi);
+  return fp::round_to_binary32(fp::to_bits(y), kLogTolUlps);
+}
+
+}  // namespace samebits::cr::detail
+
+namespace samebits::cr::detail {
+
+// log_b(x) before the exception lookup. Special inputs give exact results
+// built from integers: NaN -> the input, quieted; +-0 -> -inf (pole);
+// x < 0 or -inf -> the canonical NaN 0x7fc00000 (invalid); +inf -> +inf.
+template <LogBase B>
+SAMEBITS_FUNC fp::Rounded log_family(std::uint32_t ix) {
+  if (ix - 1u >= 0x7f7fffffu) {  // +0, or >= +inf (inf, NaN, every negative)
+    const std::uint32_t ax = ix & 0x7fffffffu;
+    if (ax > fp::kPosInf) return {ix | fp::kQuietBit, false};
+    if (ax == 0) return {fp::kNegInf, false};
+    if (ix == fp::kPosInf) return {fp::kPosInf, false};
+    return {fp::kCanonicalNaN, false};
+  }
+  return log_core<B>(ix);
+}
+
+}  // namespace samebits::cr::detail

@@ -1,0 +1,58 @@
+// samebits/libm/fp/rounding.hpp — rounding a binary64 approximation to
+// binary32 with integer operations, and telling when that is unsafe.
+//
+// Integer rounding makes the result independent of the target's conversion
+// instruction and of flush-to-zero modes (nvcc -ftz=true turns
+// cvt.rn.f32.f64 into its .ftz form, which would lose subnormal results).
+#pragma once
+
+#include <cstdint>
+
+#include "samebits/libm/platform.hpp"
+
+namespace samebits::fp {
+
+struct Rounded {
+  std::uint32_t bits;  // RN(z) as a binary32 encoding (ties to even)
+  bool near_midpoint;  // z lies within `tol` units of z's last place of a
+                       // binary32 midpoint: RN(z) may differ from RN(exact)
+};
+
+// zb: encoding of a finite binary64 z that is 0 or normal. tol: the bound on
+// |z - exact| in units in the last place of z. If |z - midpoint| > tol ulps
+// for every binary32 midpoint, the exact value lies on the same side of each
+// midpoint as z, so RN(exact) == RN(z) == .bits.
+SAMEBITS_FUNC constexpr Rounded round_to_binary32(std::uint64_t zb, std::uint64_t tol) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(zb >> 32) & 0x80000000u;
+  const int be = static_cast<int>((zb >> 52) & 0x7ff);
+  if (be == 0) return {sign, false};                    // +-0 (z is never subnormal)
+  const int bf = be - 1023 + 127;                       // binary32 biased exponent if normal
+  if (bf >= 255) return {sign | 0x7f800000u, false};    // |z| >= 2^128: overflow to inf
+  // The significand with its leading bit: 53 bits, of which binary32 keeps
+  // 24 (normal result) or fewer (subnormal: shift further right).
+  const std::uint64_t mant = (zb & 0x000fffffffffffffull) | 0x0010000000000000ull;
+  const int shift = bf >= 1 ? 29 : 29 + (1 - bf);
+  if (shift > 55) return {sign, false};                 // |z| < 2^-151: +-0, far from 2^-150
+  const std::uint64_t q = mant >> shift;
+  const std::uint64_t rem = mant & ((std::uint64_t{1} << shift) - 1);
+  const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+  const bool up = rem > half || (rem == half && (q & 1));
+  // Normal: q has its leading bit at 2^23, which adds one to the exponent
+  // field; a carry out of the significand moves to the next binade, and from
+  // the largest float to inf (0x7f800000), as IEEE rounding does.
+  const std::uint32_t base = bf >= 1 ? (static_cast<std::uint32_t>(bf - 1) << 23) : 0u;
+  const std::uint32_t bits = sign | (base + static_cast<std::uint32_t>(q) + (up ? 1u : 0u));
+  const std::uint64_t dist = rem >= half ? rem - half : half - rem;
+  return {bits, dist <= tol};
+}
+
+// Exact binary64 encoding of a binary32 value, by integer operations only
+// (no cvt.f64.f32, whose .ftz form would flush subnormal inputs).
+// Subnormal inputs are not handled here: the callers route them elsewhere.
+SAMEBITS_FUNC constexpr std::uint64_t normal_binary32_to_binary64(std::uint32_t ix) {
+  const std::uint64_t sign = static_cast<std::uint64_t>(ix & 0x80000000u) << 32;
+  const std::uint64_t mag = static_cast<std::uint64_t>(ix & 0x7fffffffu) << 29;
+  return sign | (mag + (std::uint64_t{1023 - 127} << 52));
+}
+
+}  // namespace samebits::fp
