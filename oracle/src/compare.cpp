@@ -303,6 +303,13 @@ std::string tensor_label(const std::string& name) {
   return name.empty() ? "(array)" : quote_for_message(name);
 }
 
+// A name for a table cell: control characters escaped, no quotes.
+std::string table_name(const std::string& name) {
+  if (name.empty()) return "(array)";
+  const std::string q = quote_for_message(name, std::string::npos);
+  return q.substr(1, q.size() - 2);
+}
+
 // The same dtype and shape, or a TensorError naming the actual file.
 void check_pair(const Tensor& e, const Tensor& a, const TensorFile& ef, const TensorFile& af) {
   const std::string what = ef.format == TensorFormat::npy ? "" : "tensor " + quote_for_message(e.name) + ": ";
@@ -441,14 +448,14 @@ std::vector<std::vector<std::string>> histogram_rows(const MismatchHistogram& h)
   return rows;
 }
 
-nlohmann::json error_json(const std::optional<double>& v) {
+nlohmann::ordered_json error_json(const std::optional<double>& v) {
   if (!v) return nullptr;
   if (std::isinf(*v)) return "inf";  // JSON has no infinity
   return *v;
 }
 
-nlohmann::json histogram_json(const MismatchHistogram& h) {
-  nlohmann::json bins = nlohmann::json::array();
+nlohmann::ordered_json histogram_json(const MismatchHistogram& h) {
+  nlohmann::ordered_json bins = nlohmann::ordered_json::array();
   for (int k = 0; k < MismatchHistogram::kBins; ++k)
     if (h.ulp[k])
       bins.push_back({{"min", MismatchHistogram::bin_min(k)},
@@ -460,7 +467,7 @@ nlohmann::json histogram_json(const MismatchHistogram& h) {
           {"ulp", bins}};
 }
 
-nlohmann::json name_json(const std::string& name) {
+nlohmann::ordered_json name_json(const std::string& name) {
   if (name.empty()) return nullptr;
   return name;
 }
@@ -480,7 +487,7 @@ void print_report(std::ostream& out, const CompareReport& r) {
   std::vector<std::vector<std::string>> rows{
       {"tensor", "dtype", "shape", "elements", "mismatches", "max abs err", "max rel err"}};
   for (const auto& t : r.tensors)
-    rows.push_back({t.name.empty() ? "(array)" : t.name, std::string(dtype_name(t.dtype)),
+    rows.push_back({table_name(t.name), std::string(dtype_name(t.dtype)),
                     shape_text(t.shape), std::to_string(t.elements), std::to_string(t.mismatches),
                     error_text(t.max_abs_error), error_text(t.max_rel_error)});
   if (r.tensors.size() > 1)
@@ -495,7 +502,7 @@ void print_report(std::ostream& out, const CompareReport& r) {
     std::vector<std::vector<std::string>> mrows{
         {"tensor", "index", "expected", "actual", "kind", "distance"}};
     for (const auto& m : r.first_mismatches)
-      mrows.push_back({m.tensor.empty() ? "(array)" : m.tensor, shape_text(m.index),
+      mrows.push_back({table_name(m.tensor), shape_text(m.index),
                        m.expected.decimal + " (" + m.expected.hex + ")",
                        m.actual.decimal + " (" + m.actual.hex + ")", std::string(kind_label(m.kind)),
                        m.kind == MismatchKind::ulp ? std::to_string(m.ulp_distance) : "-"});
@@ -515,7 +522,7 @@ void print_report(std::ostream& out, const CompareReport& r) {
       out << "per tensor:\n";
       for (const auto& t : r.tensors) {
         if (!t.mismatches) continue;
-        std::string line = "  " + t.name + ":";
+        std::string line = "  " + table_name(t.name) + ":";
         const char* sep = " ";
         for (const auto& row : histogram_rows(t.histogram)) {
           line += sep + row[0] + ": " + row[1];
@@ -538,8 +545,8 @@ void print_report(std::ostream& out, const CompareReport& r) {
   }
 }
 
-nlohmann::json report_to_json(const CompareReport& r) {
-  using nlohmann::json;
+nlohmann::ordered_json report_to_json(const CompareReport& r) {
+  using json = nlohmann::ordered_json;
   json tensors = json::array();
   for (const auto& t : r.tensors) {
     tensors.push_back({{"name", name_json(t.name)},
@@ -586,7 +593,7 @@ nlohmann::json report_to_json(const CompareReport& r) {
             {"histogram", histogram_json(r.histogram)}}}};
 }
 
-nlohmann::json error_to_json(const std::string& file, const std::string& reason) {
+nlohmann::ordered_json error_to_json(const std::string& file, const std::string& reason) {
   return {{"error", file.empty() ? reason : file + ": " + reason},
           {"file", file},
           {"reason", reason},

@@ -281,7 +281,9 @@ std::variant<NpyDType, std::string> npy_dtype(const std::string& descr, bool as_
     return NpyDType{DType::bf16, false, "descr 'bfloat16' read as little-endian bfloat16"};
   if (descr == "|V2" || descr == "<V2")
     return NpyDType{DType::bf16, false,
-                    "descr " + q + " (2-byte void) read as bfloat16, as ml_dtypes writes it"};
+                    "descr " + q +
+                        " (2-byte void) read as bfloat16 (np.save writes ml_dtypes bfloat16 "
+                        "arrays as 2-byte void)"};
   std::string supported = " (compare reads f8, f4, f2, i4 with byte order '<' '>' or '=', and "
                           "bfloat16 as '|V2', '<V2' or 'bfloat16')";
   if (descr.size() != 3) return "unsupported dtype " + q + supported;

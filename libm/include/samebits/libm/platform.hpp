@@ -37,7 +37,12 @@
 #endif
 
 // ---- function qualifiers ---------------------------------------------------
-#if defined(SAMEBITS_LANG_CUDA) || defined(SAMEBITS_LANG_HIP)
+// clang (HIP, or CUDA compiled by clang) takes the attribute spelling, which
+// needs no runtime header (HIP device code may be built with -nogpuinc).
+#if defined(__clang__) && (defined(SAMEBITS_LANG_HIP) || defined(__CUDA__))
+#  define SAMEBITS_HOST_DEVICE __attribute__((host, device))
+#  define SAMEBITS_DEVICE __attribute__((device))
+#elif defined(SAMEBITS_LANG_CUDA) || defined(SAMEBITS_LANG_HIP)
 #  define SAMEBITS_HOST_DEVICE __host__ __device__
 #  define SAMEBITS_DEVICE __device__
 #else

@@ -121,10 +121,11 @@ CompareReport compare_files(const std::string& expected_path, const std::string&
 void print_report(std::ostream& out, const CompareReport& report);
 
 // The report as one JSON document; docs/compare.md describes the schema.
-nlohmann::json report_to_json(const CompareReport& report);
+// ordered_json so that keys print in a reading order (schema first).
+nlohmann::ordered_json report_to_json(const CompareReport& report);
 
 // {"error": "<file>: <reason>", "file": ..., "reason": ..., "exit_status": 2}
-nlohmann::json error_to_json(const std::string& file, const std::string& reason);
+nlohmann::ordered_json error_to_json(const std::string& file, const std::string& reason);
 
 // Decimal and hex renderings of one element (exposed for tests).
 ElementValue describe_element(DType t, std::uint64_t bits);
