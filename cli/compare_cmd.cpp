@@ -26,8 +26,8 @@ struct CompareArgs {
 
 // Paths come from the user and may not be UTF-8; never let that make the JSON
 // writer throw.
-std::string dump(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string dump(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 int run_compare(const CompareArgs& args) {

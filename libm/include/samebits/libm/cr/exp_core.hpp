@@ -23,13 +23,14 @@
 #include <cstdint>
 
 #include "samebits/libm/arch/fma.hpp"
+#include "samebits/libm/arch/words.hpp"
 #include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/fp/rounding.hpp"
 #include "samebits/libm/cr/tables.hpp"
 
 namespace samebits::cr::detail {
 
-inline constexpr std::uint64_t kExpTolUlps = 8;
+inline constexpr std::uint32_t kExpTolUlps = 8;
 
 // |x| in [2^-27, 160): the callers handle the rest.
 SAMEBITS_FUNC fp::Rounded exp_core(std::uint32_t ix, double l_hi, double l_lo) {
@@ -37,9 +38,9 @@ SAMEBITS_FUNC fp::Rounded exp_core(std::uint32_t ix, double l_hi, double l_lo) {
   // q(r) ~ 2^r - 1 (Sollya fpminimax, absolute error < 2^-53.4 on |r| <= 1/64 + 2^-40).
   constexpr double c1 = 0x1.62e42fefa39efp-1, c2 = 0x1.ebfbdff8098e6p-3, c3 = 0x1.c6b08d704566fp-5,
                    c4 = 0x1.3b2b276d41292p-7, c5 = 0x1.5d884a8b6487cp-10;
-  const double x = fp::from_bits64(fp::normal_binary32_to_binary64(ix));
+  const double x = arch::from_words(fp::normal_binary32_hi_word(ix), fp::normal_binary32_lo_word(ix));
   const double kz = arch::fma(x, l_hi * 32.0, kShift);
-  const std::int32_t k = static_cast<std::int32_t>(static_cast<std::uint32_t>(fp::to_bits(kz)));
+  const std::int32_t k = static_cast<std::int32_t>(arch::words(kz).lo);
   const double kd = kz - kShift;  // exact: k as a double
   double r = arch::fma(x, l_hi, kd * -0x1p-5);
   r = arch::fma(x, l_lo, r);
@@ -50,9 +51,8 @@ SAMEBITS_FUNC fp::Rounded exp_core(std::uint32_t ix, double l_hi, double l_lo) {
   const double q = r * p;  // feeds only an fma: nothing to contract
   const double t = tables::exp2_j(k & 31);
   const double y = arch::fma(t, q, t);
-  const std::int64_t e = k >> 5;  // floor(k / 32): arithmetic shift
-  const std::uint64_t zb = fp::to_bits(y) + (static_cast<std::uint64_t>(e) << 52);
-  return fp::round_to_binary32(zb, kExpTolUlps);
+  const arch::Words w = arch::words(y);
+  return fp::round_scaled_to_binary32(w.hi, w.lo, k >> 5, kExpTolUlps);  // 2^floor(k/32)
 }
 
 }  // namespace samebits::cr::detail

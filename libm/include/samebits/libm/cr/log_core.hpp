@@ -23,13 +23,14 @@
 #include <cstdint>
 
 #include "samebits/libm/arch/fma.hpp"
+#include "samebits/libm/arch/words.hpp"
 #include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/fp/rounding.hpp"
 #include "samebits/libm/cr/tables.hpp"
 
 namespace samebits::cr::detail {
 
-inline constexpr std::uint64_t kLogTolUlps = 16;
+inline constexpr std::uint32_t kLogTolUlps = 16;
 
 enum class LogBase { e, two, ten };
 
@@ -51,17 +52,20 @@ SAMEBITS_FUNC fp::Rounded log_core(std::uint32_t ix) {
     a0 = 0x1.bcb7b1526e50ep-2, a1 = -0x1.bcb7b1526e50ep-3, a2 = 0x1.287a7636cf3d8p-3;
     a3 = -0x1.bcb7b1521311cp-4, a4 = 0x1.63c777aa62bb9p-4, a5 = -0x1.287bb368c6e25p-4;
   }
-  std::uint64_t xb;
+  std::uint32_t xhi, xlo;
   if (ix < 0x00800000u) {
     // Subnormal: ix * 2^-149, exact (an integer below 2^23, then a power of two).
-    xb = fp::to_bits(static_cast<double>(ix) * 0x1p-149);
+    const arch::Words w = arch::words(static_cast<double>(ix) * 0x1p-149);
+    xhi = w.hi, xlo = w.lo;
   } else {
-    xb = fp::normal_binary32_to_binary64(ix);
+    xhi = fp::normal_binary32_hi_word(ix), xlo = fp::normal_binary32_lo_word(ix);
   }
-  const std::int64_t tmp = static_cast<std::int64_t>(xb - tables::kLogOff);
-  const int i = static_cast<int>((tmp >> 45) & 127);
-  const std::int64_t e = tmp >> 52;  // arithmetic shift: floor
-  const double z = fp::from_bits64(xb - (static_cast<std::uint64_t>(e) << 52));
+  // OFF's low word is 0, so x - OFF and the z below only touch the high word.
+  static_assert((tables::kLogOff & 0xffffffffu) == 0);
+  const std::int32_t tmp = static_cast<std::int32_t>(xhi - static_cast<std::uint32_t>(tables::kLogOff >> 32));
+  const int i = (tmp >> 13) & 127;                     // encoding bits 45..51
+  const std::int32_t e = tmp >> 20;                    // arithmetic shift: floor
+  const double z = arch::from_words(xhi - (static_cast<std::uint32_t>(e) << 20), xlo);
   const double r = arch::fma(z, tables::log_c(i), -1.0);  // exact
   double a = arch::fma(r, a5, a4);
   a = arch::fma(r, a, a3);
@@ -74,7 +78,8 @@ SAMEBITS_FUNC fp::Rounded log_core(std::uint32_t ix) {
   else neg_log_c = tables::log_neg_log10_c(i);
   const double hi = arch::fma(static_cast<double>(e), log_b_2, neg_log_c);
   const double y = arch::fma(r, a, hi);
-  return fp::round_to_binary32(fp::to_bits(y), kLogTolUlps);
+  const arch::Words w = arch::words(y);
+  return fp::round_scaled_to_binary32(w.hi, w.lo, 0, kLogTolUlps);
 }
 
 }  // namespace samebits::cr::detail

@@ -46,13 +46,34 @@ SAMEBITS_FUNC constexpr Rounded round_to_binary32(std::uint64_t zb, std::uint64_
   return {bits, dist <= tol};
 }
 
-// Exact binary64 encoding of a binary32 value, by integer operations only
-// (no cvt.f64.f32, whose .ftz form would flush subnormal inputs).
-// Subnormal inputs are not handled here: the callers route them elsewhere.
-SAMEBITS_FUNC constexpr std::uint64_t normal_binary32_to_binary64(std::uint32_t ix) {
-  const std::uint64_t sign = static_cast<std::uint64_t>(ix & 0x80000000u) << 32;
-  const std::uint64_t mag = static_cast<std::uint64_t>(ix & 0x7fffffffu) << 29;
-  return sign | (mag + (std::uint64_t{1023 - 127} << 52));
+// RN(y 2^scale) for a normal binary64 y given as words, using 32-bit
+// integer operations when the result is a normal binary32 (the common case)
+// and round_to_binary32 otherwise. Same contract as round_to_binary32.
+SAMEBITS_FUNC constexpr Rounded round_scaled_to_binary32(std::uint32_t hi, std::uint32_t lo, int scale,
+                                                         std::uint32_t tol) {
+  const int bf = static_cast<int>((hi >> 20) & 0x7ff) - 1023 + 127 + scale;
+  if (bf >= 1 && bf <= 254) {
+    // binary32 keeps the top 20 significand bits of hi and the top 3 of lo;
+    // the remaining 29 bits of lo decide the rounding.
+    const std::uint32_t q = ((hi & 0x000fffffu) << 3) | (lo >> 29);
+    const std::uint32_t rem = lo & 0x1fffffffu;
+    constexpr std::uint32_t half = 0x10000000u;
+    const bool up = rem > half || (rem == half && (q & 1u));
+    const std::uint32_t bits =
+        (hi & 0x80000000u) | ((static_cast<std::uint32_t>(bf) << 23) + q + (up ? 1u : 0u));
+    const std::uint32_t dist = rem >= half ? rem - half : half - rem;
+    return {bits, dist <= tol};
+  }
+  const std::uint64_t zb = ((static_cast<std::uint64_t>(hi) << 32) | lo) +
+                           (static_cast<std::uint64_t>(static_cast<std::int64_t>(scale)) << 52);
+  return round_to_binary32(zb, tol);
 }
+
+// Words of the exact binary64 value of a normal binary32 (integer operations
+// only: no cvt.f64.f32, whose .ftz form would flush).
+SAMEBITS_FUNC constexpr std::uint32_t normal_binary32_hi_word(std::uint32_t ix) {
+  return (ix & 0x80000000u) | (((ix & 0x7fffffffu) >> 3) + ((1023u - 127u) << 20));
+}
+SAMEBITS_FUNC constexpr std::uint32_t normal_binary32_lo_word(std::uint32_t ix) { return ix << 29; }
 
 }  // namespace samebits::fp
