@@ -18,12 +18,24 @@ float glibc_logf(float x) { return ::logf(x); }
 float glibc_log2f(float x) { return ::log2f(x); }
 float glibc_log10f(float x) { return ::log10f(x); }
 
-float cr_expf(float x) { return samebits::cr::expf(x); }
-float cr_exp2f(float x) { return samebits::cr::exp2f(x); }
-float cr_exp10f(float x) { return samebits::cr::exp10f(x); }
-float cr_logf(float x) { return samebits::cr::logf(x); }
-float cr_log2f(float x) { return samebits::cr::log2f(x); }
-float cr_log10f(float x) { return samebits::cr::log10f(x); }
+// samebits::cr twice: for the baseline ISA (on x86-64 without FMA hardware
+// its fma is glibc's software fma: the same bits, slowly) and, on x86-64, for
+// processors with FMA, picked at start-up, as glibc picks its own variants.
+#define SAMEBITS_CR_WRAPPERS(ATTR, SUFFIX)                                      \
+  ATTR float cr_expf##SUFFIX(float x) { return samebits::cr::expf(x); }       \
+  ATTR float cr_exp2f##SUFFIX(float x) { return samebits::cr::exp2f(x); }     \
+  ATTR float cr_exp10f##SUFFIX(float x) { return samebits::cr::exp10f(x); }   \
+  ATTR float cr_logf##SUFFIX(float x) { return samebits::cr::logf(x); }       \
+  ATTR float cr_log2f##SUFFIX(float x) { return samebits::cr::log2f(x); }     \
+  ATTR float cr_log10f##SUFFIX(float x) { return samebits::cr::log10f(x); }
+SAMEBITS_CR_WRAPPERS(, )
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+SAMEBITS_CR_WRAPPERS(__attribute__((target("fma"))), _fma)
+bool host_has_fma() { return __builtin_cpu_supports("fma"); }
+#define SAMEBITS_PICK(NAME) (host_has_fma() ? NAME##_fma : NAME)
+#else
+#define SAMEBITS_PICK(NAME) NAME
+#endif
 
 std::vector<Implementation> build() {
   std::vector<Implementation> v;
@@ -41,13 +53,14 @@ std::vector<Implementation> build() {
   Implementation c;
   c.name = "cr";
   c.description = "samebits::cr, correctly rounded, the same bits on every CPU and GPU";
-  c.provenance = "samebits/libm/cr.hpp built for this host";
-  c.fn[static_cast<int>(Func::exp)] = cr_expf;
-  c.fn[static_cast<int>(Func::exp2)] = cr_exp2f;
-  c.fn[static_cast<int>(Func::exp10)] = cr_exp10f;
-  c.fn[static_cast<int>(Func::log)] = cr_logf;
-  c.fn[static_cast<int>(Func::log2)] = cr_log2f;
-  c.fn[static_cast<int>(Func::log10)] = cr_log10f;
+  c.provenance = SAMEBITS_PICK(cr_expf) == cr_expf ? "samebits/libm/cr.hpp, host build"
+                                                    : "samebits/libm/cr.hpp, host build with FMA";
+  c.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(cr_expf);
+  c.fn[static_cast<int>(Func::exp2)] = SAMEBITS_PICK(cr_exp2f);
+  c.fn[static_cast<int>(Func::exp10)] = SAMEBITS_PICK(cr_exp10f);
+  c.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(cr_logf);
+  c.fn[static_cast<int>(Func::log2)] = SAMEBITS_PICK(cr_log2f);
+  c.fn[static_cast<int>(Func::log10)] = SAMEBITS_PICK(cr_log10f);
   v.push_back(c);
   return v;
 }

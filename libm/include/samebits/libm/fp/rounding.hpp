@@ -55,14 +55,16 @@ SAMEBITS_FUNC constexpr Rounded round_scaled_to_binary32(std::uint32_t hi, std::
   if (bf >= 1 && bf <= 254) {
     // binary32 keeps the top 20 significand bits of hi and the top 3 of lo;
     // the remaining 29 bits of lo decide the rounding.
+    // Branch-free: which way a result rounds is data, not control flow (a
+    // branch here is mispredicted half the time).
     const std::uint32_t q = ((hi & 0x000fffffu) << 3) | (lo >> 29);
     const std::uint32_t rem = lo & 0x1fffffffu;
     constexpr std::uint32_t half = 0x10000000u;
-    const bool up = rem > half || (rem == half && (q & 1u));
-    const std::uint32_t bits =
-        (hi & 0x80000000u) | ((static_cast<std::uint32_t>(bf) << 23) + q + (up ? 1u : 0u));
-    const std::uint32_t dist = rem >= half ? rem - half : half - rem;
-    return {bits, dist <= tol};
+    // Ties to even: up when rem > half, or rem == half and q is odd.
+    const std::uint32_t up = (rem + (q & 1u)) > half ? 1u : 0u;
+    const std::uint32_t bits = (hi & 0x80000000u) | ((static_cast<std::uint32_t>(bf) << 23) + q + up);
+    // |rem - half| <= tol, as one unsigned comparison.
+    return {bits, rem - half + tol <= 2 * tol};
   }
   const std::uint64_t zb = ((static_cast<std::uint64_t>(hi) << 32) | lo) +
                            (static_cast<std::uint64_t>(static_cast<std::int64_t>(scale)) << 52);
