@@ -4,7 +4,7 @@
 // and in HIP. The personalities (samebits::cr, samebits::nvcc, samebits::hipcc)
 // are added to this header as they land; see docs/libm/ for their status.
 // Now: samebits::cr (expf exp2f exp10f logf log2f log10f); samebits::nvcc
-// (expf, logf; CUDA device code only so far).
+// (CUDA device code only so far).
 #pragma once
 
 #include "samebits/libm/platform.hpp"

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""samebits::nvcc::expf/logf compute what CUDA's expf()/logf() compute.
+"""samebits::nvcc computes what CUDA's own functions compute.
 
-Compiles tests/libm/nvcc/dataflow_kernels.cu to PTX with nvcc (sm_90): CUDA's
-functions with default flags (what nvcc::* reproduces), and samebits::nvcc's
-with default flags, -ftz=true and -use_fast_math (flags a user may have,
-which must not change them). ptx_dataflow.py compares the stored value's
+Compiles tests/libm/nvcc/dataflow_kernels.cu to PTX with nvcc (sm_90) with
+default flags, -ftz=true and -use_fast_math. CUDA's expf ... log10f and
+__expf ... __log2f of the default build are what samebits::nvcc::* and
+samebits::nvcc::fast::* reproduce; CUDA's functions of the -ftz=true build
+are what samebits::nvcc::ftz::* reproduce. Ours must match in every build
+(the user's flags must not change them). ptx_dataflow.py compares the stored value's
 expression graph of each pair. Negative controls: a one-ulp change planted
 in one constant of our PTX, and the exp constant placed in the log kernel's
 place, must each be reported as different.
@@ -37,14 +39,24 @@ def same(a, ka, b, kb):
     return r.returncode == 0
 
 
+FUNCS = ['expf', 'exp2f', 'exp10f', 'logf', 'log2f', 'log10f']
+FAST = ['__expf', '__exp10f', '__logf', '__log2f']
 status = 0
+pairs = 0
 with tempfile.TemporaryDirectory() as d:
     ref = ptx([], d, 'default')
+    ref_ftz = ptx(['-ftz=true'], d, 'cuda_ftz')
     for flags, tag in [([], 'default'), (['-ftz=true'], 'ftz'), (['-use_fast_math'], 'fast')]:
         ours = ptx(flags, d, 'ours_' + tag)
-        for fn in ('expf', 'logf'):
-            print(f'[{tag}] ', end='')
+        for fn in FUNCS + FAST:
+            print(f'[{tag} build] nvcc:  ', end='')
+            pairs += 1
             if not same(ref, f'k_cuda_{fn}', ours, f'k_ours_{fn}'):
+                status = 1
+        for fn in FUNCS:
+            print(f'[{tag} build] nvcc::ftz vs CUDA -ftz=true: ', end='')
+            pairs += 1
+            if not same(ref_ftz, f'k_cuda_{fn}', ours, f'k_oursftz_{fn}'):
                 status = 1
     # Negative controls on our default-flags PTX.
     text = open(ref).read()
@@ -63,4 +75,5 @@ with tempfile.TemporaryDirectory() as d:
     print('[negative control: expf against logf] ', end='')
     if same(ref, 'k_cuda_expf', ref, 'k_ours_logf'):
         status = 1
+print(f'{pairs} pairs compared; status {"ok" if status == 0 else "FAILED"}')
 sys.exit(status)

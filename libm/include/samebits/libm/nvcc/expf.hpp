@@ -1,17 +1,17 @@
-// samebits/libm/nvcc/expf.hpp — samebits::nvcc::expf, the function CUDA 13's
-// expf() computes for sm_90 with default flags (no -ftz, no fast math), as
-// libdevice inlines it (read off `nvcc -arch=sm_90 -ptx`; docs/libm/nvcc.md):
+// samebits/libm/nvcc/expf.hpp — the exponentials as nvcc 13 (sm_90) computes
+// them: samebits::nvcc::{expf, exp2f, exp10f} (default flags),
+// samebits::nvcc::ftz::{...} (-ftz=true), samebits::nvcc::fast::{expf,
+// exp10f} (__expf, __exp10f). Read off `nvcc -arch=sm_90 -O3 -ptx
+// tests/libm/nvcc/cuda_functions.cu`; derivation in docs/libm/nvcc.md.
 //
-//   t = sat(fma.rn(x, 0x3BBB989D, 0.5))        t ~ x log2(e)/256 + 1/2, clamped to [0, 1]
-//   j = fma.rm(t, 252, 0x4B400001)             2^23 + 1 + floor(252 t): the integer part
-//   k = -(j - 0x4B40007F)                      -(floor(252 t) - 126): -round(x log2 e), clamped
-//   q = fma.rn(x, 0x3FB8AA3B, k)               x log2(e) - round(.), in two steps:
-//   q = fma.rn(x, 0x32A57060, q)               log2(e) = 0x3FB8AA3B + 0x32A57060 (+ 2^-?)
-//   y = ex2.approx.ftz(q) * bits(j << 23)      2^q (MUFU) times 2^(round-126+...) built from j
+// expf / exp10f (L = log2(b)):
+//   t = sat(fma.rn(x, L/256, 0.5))             x L/256 + 1/2, clamped to [0, 1]
+//   j = fma.rm(t, 252, 0x4B400001)             2^23 + 1 + floor(252 t)
+//   k = -(j - 0x4B40007F)                      -(floor(252 t) - 126)
+//   q = fma.rn(x, L_hi, k); q = fma.rn(x, L_lo, q)
+//   y = ex2.approx.ftz(q) * bits(bits(j) << 23)
 //
-// Status: device path only (CUDA). The host path needs a bit-exact model of
-// ex2.approx.ftz.f32 (issue: nvcc personality); until it lands,
-// samebits::nvcc::expf exists in device code only.
+// Status: device path only (CUDA); the host path needs the MUFU model.
 #pragma once
 
 #include <cstdint>
@@ -22,16 +22,54 @@
 #if defined(SAMEBITS_DEVICE_NVIDIA)
 
 namespace samebits::nvcc {
+namespace detail {
 
-__device__ __forceinline__ float expf(float x) {
-  const float t = ptx::sat(ptx::fma_rn(x, fp::from_bits(0x3BBB989Du), 0.5f));
-  const float j = ptx::fma_rm(t, 252.0f, fp::from_bits(0x4B400001u));
-  const float k = ptx::neg(ptx::add(j, fp::from_bits(0xCB40007Fu)));
-  float q = ptx::fma_rn(x, fp::from_bits(0x3FB8AA3Bu), k);
-  q = ptx::fma_rn(x, fp::from_bits(0x32A57060u), q);
+template <bool Ftz>
+__device__ __forceinline__ float exp_libdevice(float x, std::uint32_t l_256, std::uint32_t l_hi,
+                                               std::uint32_t l_lo) {
+  const float t = ptx::sat<Ftz>(ptx::fma_rn<Ftz>(x, fp::from_bits(l_256), 0.5f));
+  const float j = ptx::fma_rm<Ftz>(t, 252.0f, fp::from_bits(0x4B400001u));
+  const float k = ptx::neg<Ftz>(ptx::add<Ftz>(j, fp::from_bits(0xCB40007Fu)));
+  float q = ptx::fma_rn<Ftz>(x, fp::from_bits(l_hi), k);
+  q = ptx::fma_rn<Ftz>(x, fp::from_bits(l_lo), q);
   const float scale = fp::from_bits(fp::to_bits(j) << 23);
-  return ptx::mul(ptx::ex2_approx_ftz(q), scale);
+  return ptx::mul<Ftz>(ptx::ex2_approx_ftz(q), scale);
 }
+
+template <bool Ftz>
+__device__ __forceinline__ float expf(float x) {
+  return exp_libdevice<Ftz>(x, 0x3BBB989Du, 0x3FB8AA3Bu, 0x32A57060u);  // log2(e)
+}
+template <bool Ftz>
+__device__ __forceinline__ float exp10f(float x) {
+  return exp_libdevice<Ftz>(x, 0x3C57FA62u, 0x40549A78u, 0x33979A37u);  // log2(10)
+}
+template <bool Ftz>
+__device__ __forceinline__ float exp2f(float x) {
+  return ptx::ex2_approx<Ftz>(x);
+}
+
+}  // namespace detail
+
+__device__ __forceinline__ float expf(float x) { return detail::expf<false>(x); }
+__device__ __forceinline__ float exp10f(float x) { return detail::exp10f<false>(x); }
+__device__ __forceinline__ float exp2f(float x) { return detail::exp2f<false>(x); }
+
+namespace ftz {
+__device__ __forceinline__ float expf(float x) { return detail::expf<true>(x); }
+__device__ __forceinline__ float exp10f(float x) { return detail::exp10f<true>(x); }
+__device__ __forceinline__ float exp2f(float x) { return detail::exp2f<true>(x); }
+}  // namespace ftz
+
+// The intrinsics: one multiply by log2(b) rounded to binary32, then MUFU.
+namespace fast {
+__device__ __forceinline__ float expf(float x) {
+  return ptx::ex2_approx<false>(ptx::mul<false>(x, fp::from_bits(0x3FB8AA3Bu)));
+}
+__device__ __forceinline__ float exp10f(float x) {
+  return ptx::ex2_approx<false>(ptx::mul<false>(x, fp::from_bits(0x40549A78u)));
+}
+}  // namespace fast
 
 }  // namespace samebits::nvcc
 

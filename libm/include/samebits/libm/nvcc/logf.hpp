@@ -1,16 +1,19 @@
-// samebits/libm/nvcc/logf.hpp — samebits::nvcc::logf, the function CUDA 13's
-// logf() computes for sm_90 with default flags, as libdevice inlines it (read
-// off `nvcc -arch=sm_90 -ptx`; docs/libm/nvcc.md). No MUFU: a binary32 FMA
-// polynomial, so it is reproducible on any IEEE machine with fma.
+// samebits/libm/nvcc/logf.hpp — the logarithms as nvcc 13 (sm_90) computes
+// them: samebits::nvcc::{logf, log2f, log10f} (default flags),
+// samebits::nvcc::ftz::{...} (-ftz=true), samebits::nvcc::fast::{logf,
+// log2f} (__logf, __log2f). Read off `nvcc -arch=sm_90 -O3 -ptx
+// tests/libm/nvcc/cuda_functions.cu`; derivation in docs/libm/nvcc.md.
 //
-//   subnormal x is scaled by 2^23 (and 23 subtracted from the exponent);
-//   e = (bits(x) - 0x3F2AAAAB) & 0xFF800000     exponent, with m in [2/3, 4/3)
-//   m = bits(x) - e;  f = m - 1;  E = e * 2^-23 (+ -23)
-//   p = Horner(f) of degree 8;  r = fma(f * p, f, f)
-//   y = fma(E, ln2, r);  inf and NaN: fma(x, inf, inf);  +-0: -inf
+// logf / log2f: no MUFU, a binary32 FMA polynomial:
+//   subnormal x (x < 2^-126) is scaled by 2^23, and -23 added to the exponent;
+//   e = (bits(x) - OFF) & 0xFF800000     OFF = 0x3F2AAAAB (logf), 0x3F3504F3 (log2f)
+//   m = bits(x) - e;  f = m - 1;  E = fma(e as integer, 2^-23, -23 or 0)
+//   logf : y = fma(E, ln2, fma(f * p(f), f, f)),       p of 9 coefficients
+//   log2f: y = E + fma(f, log2(e), f * (f * p(f))),    p of 10 coefficients
+//   x >= inf or NaN (unsigned encodings): fma(x, inf, inf);  x == +-0: -inf
+// log10f = logf's y times log10(e) (0x3EDE5BD9), before the zero test.
 //
-// Status: device path only (CUDA); the host path lands with the nvcc
-// personality issue.
+// Status: device path only (CUDA); the host path lands with the nvcc issue.
 #pragma once
 
 #include <cstdint>
@@ -21,42 +24,132 @@
 #if defined(SAMEBITS_DEVICE_NVIDIA)
 
 namespace samebits::nvcc {
+namespace detail {
 
-__device__ __forceinline__ float logf(float x) {
+// The common front end: the (possibly scaled) input xs, its encoding, the
+// exponent E and f = m - 1.
+struct LogArgs {
+  float xs;
+  std::int32_t ix;
+  float e;
+  float f;
+};
+
+template <bool Ftz>
+__device__ __forceinline__ LogArgs log_reduce(float x, std::int32_t off_neg) {
   float xs, e23;
-  const float scaled = ptx::mul(x, fp::from_bits(0x4B000000u));  // x 2^23
-  asm("{ .reg .pred %%sbp; setp.lt.f32 %%sbp, %2, 0f00800000; selp.f32 %0, %3, %2, %%sbp; "
-      "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
-      : "=f"(xs), "=f"(e23)
-      : "f"(x), "f"(scaled));
+  const float scaled = ptx::mul<Ftz>(x, fp::from_bits(0x4B000000u));  // x 2^23
+  if constexpr (Ftz) {
+    asm("{ .reg .pred %%sbp; setp.lt.ftz.f32 %%sbp, %2, 0f00800000; selp.f32 %0, %3, %2, %%sbp; "
+        "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
+        : "=f"(xs), "=f"(e23) : "f"(x), "f"(scaled));
+  } else {
+    asm("{ .reg .pred %%sbp; setp.lt.f32 %%sbp, %2, 0f00800000; selp.f32 %0, %3, %2, %%sbp; "
+        "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
+        : "=f"(xs), "=f"(e23) : "f"(x), "f"(scaled));
+  }
   std::int32_t ix, t, ie, im;
   asm("mov.b32 %0, %1;" : "=r"(ix) : "f"(xs));
-  asm("add.s32 %0, %1, -1059760811;" : "=r"(t) : "r"(ix));  // - 0x3F2AAAAB
-  asm("and.b32 %0, %1, -8388608;" : "=r"(ie) : "r"(t));     // & 0xFF800000
+  asm("add.s32 %0, %1, %2;" : "=r"(t) : "r"(ix), "r"(off_neg));
+  asm("and.b32 %0, %1, -8388608;" : "=r"(ie) : "r"(t));  // & 0xFF800000
   asm("sub.s32 %0, %1, %2;" : "=r"(im) : "r"(ix), "r"(ie));
   const float m = fp::from_bits(static_cast<std::uint32_t>(im));
-  const float e = ptx::fma_rn(ptx::cvt_rn_f32_s32(ie), fp::from_bits(0x34000000u), e23);  // e 2^-23
-  const float f = ptx::add(m, fp::from_bits(0xBF800000u));                                // m - 1
-  float p = ptx::fma_rn(fp::from_bits(0xBE055027u), f, fp::from_bits(0x3E1039F6u));
-  p = ptx::fma_rn(p, f, fp::from_bits(0xBDF8CDCCu));
-  p = ptx::fma_rn(p, f, fp::from_bits(0x3E0F2955u));
-  p = ptx::fma_rn(p, f, fp::from_bits(0xBE2AD8B9u));
-  p = ptx::fma_rn(p, f, fp::from_bits(0x3E4CED0Bu));
-  p = ptx::fma_rn(p, f, fp::from_bits(0xBE7FFF22u));
-  p = ptx::fma_rn(p, f, fp::from_bits(0x3EAAAA78u));
-  p = ptx::fma_rn(p, f, fp::from_bits(0xBF000000u));
-  const float r = ptx::fma_rn(ptx::mul(f, p), f, f);
-  float y = ptx::fma_rn(e, fp::from_bits(0x3F317218u), r);  // + e ln2
-  // inf and NaN (encodings >= 0x7f800000 as unsigned): x * inf + inf.
-  asm("{ .reg .pred %%sbq; setp.lt.u32 %%sbq, %1, 2139095040; @!%%sbq fma.rn.f32 %0, %2, 0f7F800000, 0f7F800000; }"
-      : "+f"(y)
-      : "r"(ix), "f"(xs));
+  const float e = ptx::fma_rn<Ftz>(ptx::cvt_rn_f32_s32(ie), fp::from_bits(0x34000000u), e23);  // e 2^-23
+  const float f = ptx::add<Ftz>(m, fp::from_bits(0xBF800000u));                                // m - 1
+  return {xs, ix, e, f};
+}
+
+// inf and NaN (encodings >= 0x7f800000 as unsigned): x * inf + inf.
+template <bool Ftz>
+__device__ __forceinline__ float log_nonfinite(float y, const LogArgs& a) {
+  if constexpr (Ftz) {
+    asm("{ .reg .pred %%sbq; setp.lt.u32 %%sbq, %1, 2139095040; @!%%sbq fma.rn.ftz.f32 %0, %2, 0f7F800000, 0f7F800000; }"
+        : "+f"(y) : "r"(a.ix), "f"(a.xs));
+  } else {
+    asm("{ .reg .pred %%sbq; setp.lt.u32 %%sbq, %1, 2139095040; @!%%sbq fma.rn.f32 %0, %2, 0f7F800000, 0f7F800000; }"
+        : "+f"(y) : "r"(a.ix), "f"(a.xs));
+  }
+  return y;
+}
+
+// x == +-0: -inf.
+template <bool Ftz>
+__device__ __forceinline__ float log_zero(float y, const LogArgs& a) {
   float out;
-  asm("{ .reg .pred %%sbz; setp.eq.f32 %%sbz, %1, 0f00000000; selp.f32 %0, 0fFF800000, %2, %%sbz; }"
-      : "=f"(out)
-      : "f"(xs), "f"(y));
+  if constexpr (Ftz) {
+    asm("{ .reg .pred %%sbz; setp.eq.ftz.f32 %%sbz, %1, 0f00000000; selp.f32 %0, 0fFF800000, %2, %%sbz; }"
+        : "=f"(out) : "f"(a.xs), "f"(y));
+  } else {
+    asm("{ .reg .pred %%sbz; setp.eq.f32 %%sbz, %1, 0f00000000; selp.f32 %0, 0fFF800000, %2, %%sbz; }"
+        : "=f"(out) : "f"(a.xs), "f"(y));
+  }
   return out;
 }
+
+template <bool Ftz>
+__device__ __forceinline__ float logf_unfinished(const LogArgs& a) {
+  const float f = a.f;
+  float p = ptx::fma_rn<Ftz>(fp::from_bits(0xBE055027u), f, fp::from_bits(0x3E1039F6u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBDF8CDCCu));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E0F2955u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBE2AD8B9u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E4CED0Bu));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBE7FFF22u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3EAAAA78u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBF000000u));
+  const float r = ptx::fma_rn<Ftz>(ptx::mul<Ftz>(f, p), f, f);
+  return log_nonfinite<Ftz>(ptx::fma_rn<Ftz>(a.e, fp::from_bits(0x3F317218u), r), a);  // + e ln2
+}
+
+template <bool Ftz>
+__device__ __forceinline__ float logf(float x) {
+  const LogArgs a = log_reduce<Ftz>(x, -0x3F2AAAAB);
+  return log_zero<Ftz>(logf_unfinished<Ftz>(a), a);
+}
+
+template <bool Ftz>
+__device__ __forceinline__ float log10f(float x) {
+  const LogArgs a = log_reduce<Ftz>(x, -0x3F2AAAAB);
+  return log_zero<Ftz>(ptx::mul<Ftz>(logf_unfinished<Ftz>(a), fp::from_bits(0x3EDE5BD9u)), a);
+}
+
+template <bool Ftz>
+__device__ __forceinline__ float log2f(float x) {
+  const LogArgs a = log_reduce<Ftz>(x, -0x3F3504F3);
+  const float f = a.f;
+  float p = ptx::fma_rn<Ftz>(fp::from_bits(0x3DC6B27Fu), f, fp::from_bits(0xBE2C7F30u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E2FCF2Au));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBE374E43u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E520BF4u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBE763C8Bu));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E93BF99u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBEB8AA49u));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3EF6384Au));
+  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBF38AA3Bu));
+  const float ff = ptx::mul<Ftz>(f, ptx::mul<Ftz>(f, p));
+  const float r = ptx::fma_rn<Ftz>(f, fp::from_bits(0x3FB8AA3Bu), ff);  // f log2(e) + f^2 p
+  return log_zero<Ftz>(log_nonfinite<Ftz>(ptx::add<Ftz>(a.e, r), a), a);
+}
+
+}  // namespace detail
+
+__device__ __forceinline__ float logf(float x) { return detail::logf<false>(x); }
+__device__ __forceinline__ float log2f(float x) { return detail::log2f<false>(x); }
+__device__ __forceinline__ float log10f(float x) { return detail::log10f<false>(x); }
+
+namespace ftz {
+__device__ __forceinline__ float logf(float x) { return detail::logf<true>(x); }
+__device__ __forceinline__ float log2f(float x) { return detail::log2f<true>(x); }
+__device__ __forceinline__ float log10f(float x) { return detail::log10f<true>(x); }
+}  // namespace ftz
+
+// The intrinsics: MUFU lg2, then (for __logf) one multiply by ln 2.
+namespace fast {
+__device__ __forceinline__ float logf(float x) {
+  return ptx::mul<false>(ptx::lg2_approx<false>(x), fp::from_bits(0x3F317218u));
+}
+__device__ __forceinline__ float log2f(float x) { return ptx::lg2_approx<false>(x); }
+}  // namespace fast
 
 }  // namespace samebits::nvcc
 
