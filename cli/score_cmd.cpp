@@ -218,7 +218,7 @@ int run_score(const ScoreArgs& a) {
     j["scope"] = scope;
     fmt::print("{}\n", j.dump(2));
   } else {
-    print_human(r, a.impl.empty() ? label : label, scope);
+    print_human(r, label, scope);
   }
   return kExitOk;
 }

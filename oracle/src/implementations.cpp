@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "samebits/libm/cr.hpp"
+#include "samebits/libm.hpp"
 
 namespace samebits::oracle {
 namespace {
@@ -37,6 +37,13 @@ bool host_has_fma() { return __builtin_cpu_supports("fma"); }
 #define SAMEBITS_PICK(NAME) NAME
 #endif
 
+float nvcc_logf(float x) { return samebits::nvcc::logf(x); }
+float nvcc_log2f(float x) { return samebits::nvcc::log2f(x); }
+float nvcc_log10f(float x) { return samebits::nvcc::log10f(x); }
+float nvcc_ftz_logf(float x) { return samebits::nvcc::ftz::logf(x); }
+float nvcc_ftz_log2f(float x) { return samebits::nvcc::ftz::log2f(x); }
+float nvcc_ftz_log10f(float x) { return samebits::nvcc::ftz::log10f(x); }
+
 std::vector<Implementation> build() {
   std::vector<Implementation> v;
   Implementation g;
@@ -62,6 +69,23 @@ std::vector<Implementation> build() {
   c.fn[static_cast<int>(Func::log2)] = SAMEBITS_PICK(cr_log2f);
   c.fn[static_cast<int>(Func::log10)] = SAMEBITS_PICK(cr_log10f);
   v.push_back(c);
+  // nvcc: the host path of samebits::nvcc. The logarithms use no MUFU and
+  // are available now; the exponentials wait for the MUFU model.
+  Implementation n;
+  n.name = "nvcc";
+  n.description = "CUDA 13 (sm_90) logf/log2f/log10f, default flags: host path of samebits::nvcc";
+  n.provenance = "host path, binary32 FMA (no MUFU model needed); exponentials not yet";
+  n.fn[static_cast<int>(Func::log)] = nvcc_logf;
+  n.fn[static_cast<int>(Func::log2)] = nvcc_log2f;
+  n.fn[static_cast<int>(Func::log10)] = nvcc_log10f;
+  v.push_back(n);
+  Implementation nf = n;
+  nf.name = "nvcc:ftz";
+  nf.description = "the same, as nvcc -ftz=true compiles them";
+  nf.fn[static_cast<int>(Func::log)] = nvcc_ftz_logf;
+  nf.fn[static_cast<int>(Func::log2)] = nvcc_ftz_log2f;
+  nf.fn[static_cast<int>(Func::log10)] = nvcc_ftz_log10f;
+  v.push_back(nf);
   return v;
 }
 

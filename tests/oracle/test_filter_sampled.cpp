@@ -23,15 +23,6 @@ namespace {
 
 constexpr int kSamples = 1'000'000;
 
-// Encodings where the function's result is interesting.
-EncodingRange active_range(Func f) {
-  switch (f) {
-    case Func::exp: return {0, 0, 1};  // signed: handled by the caller
-    default: break;
-  }
-  return {0x00000001u, 0x7f7fffffu, 1};  // logs: all positive finite inputs
-}
-
 }  // namespace
 
 TEST_CASE("the filtered reference equals plain MPFR on random inputs", "[filter][mpfr][sampled]") {
@@ -59,8 +50,8 @@ TEST_CASE("the filtered reference equals plain MPFR on random inputs", "[filter]
       std::uniform_real_distribution<float> u(-160.0f, 160.0f);
       for (int i = 0; i < kSamples / 2; ++i) check(fp::to_bits(u(rng)));
     } else {
-      const EncodingRange r = active_range(f);
-      std::uniform_int_distribution<std::uint32_t> pos(r.first, r.last);
+      // Every positive finite input.
+      std::uniform_int_distribution<std::uint32_t> pos(0x00000001u, 0x7f7fffffu);
       for (int i = 0; i < kSamples / 4; ++i) check(pos(rng));
       // Near 1, where log is small and relative accuracy matters most.
       std::uniform_int_distribution<std::uint32_t> near1(0x3f700000u, 0x3f880000u);

@@ -74,7 +74,7 @@ class BufferSubject final : public Subject {
 };
 
 struct SweepOptions {
-  std::vector<EncodingRange> ranges{EncodingRange{}};
+  std::vector<EncodingRange> ranges = std::vector<EncodingRange>(1);  // all 2^32
   unsigned threads = 0;       // 0: std::thread::hardware_concurrency()
   bool use_filter = true;     // false: MPFR for every input ("plain MPFR")
   bool special_table = true;  // also score the special inputs (specials.hpp)

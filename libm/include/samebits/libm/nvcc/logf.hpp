@@ -13,15 +13,15 @@
 //   x >= inf or NaN (unsigned encodings): fma(x, inf, inf);  x == +-0: -inf
 // log10f = logf's y times log10(e) (0x3EDE5BD9), before the zero test.
 //
-// Status: device path only (CUDA); the host path lands with the nvcc issue.
+// Device path: inline PTX. Host path: the same operations in IEEE binary32
+// (nvcc/host_ops.hpp); no MUFU is involved, so no model is needed.
 #pragma once
 
 #include <cstdint>
 
 #include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/nvcc/host_ops.hpp"
 #include "samebits/libm/nvcc/ptx.hpp"
-
-#if defined(SAMEBITS_DEVICE_NVIDIA)
 
 namespace samebits::nvcc {
 namespace detail {
@@ -35,10 +35,18 @@ struct LogArgs {
   float f;
 };
 
+#if defined(SAMEBITS_DEVICE_NVIDIA)
+namespace ops = ptx;
+#else
+namespace ops = host;
+#endif
+
 template <bool Ftz>
-__device__ __forceinline__ LogArgs log_reduce(float x, std::int32_t off_neg) {
+SAMEBITS_FUNC LogArgs log_reduce(float x, std::int32_t off_neg) {
   float xs, e23;
-  const float scaled = ptx::mul<Ftz>(x, fp::from_bits(0x4B000000u));  // x 2^23
+  const float scaled = ops::mul<Ftz>(x, fp::from_bits(0x4B000000u));  // x 2^23
+  std::int32_t ix, ie, im;
+#if defined(SAMEBITS_DEVICE_NVIDIA)
   if constexpr (Ftz) {
     asm("{ .reg .pred %%sbp; setp.lt.ftz.f32 %%sbp, %2, 0f00800000; selp.f32 %0, %3, %2, %%sbp; "
         "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
@@ -48,20 +56,29 @@ __device__ __forceinline__ LogArgs log_reduce(float x, std::int32_t off_neg) {
         "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
         : "=f"(xs), "=f"(e23) : "f"(x), "f"(scaled));
   }
-  std::int32_t ix, t, ie, im;
+  std::int32_t t;
   asm("mov.b32 %0, %1;" : "=r"(ix) : "f"(xs));
   asm("add.s32 %0, %1, %2;" : "=r"(t) : "r"(ix), "r"(off_neg));
   asm("and.b32 %0, %1, -8388608;" : "=r"(ie) : "r"(t));  // & 0xFF800000
   asm("sub.s32 %0, %1, %2;" : "=r"(im) : "r"(ix), "r"(ie));
+#else
+  const bool sub = host::setp_lt<Ftz>(x, fp::from_bits(0x00800000u));
+  xs = sub ? scaled : x;
+  e23 = sub ? -23.0f : 0.0f;
+  ix = static_cast<std::int32_t>(fp::to_bits(xs));
+  ie = static_cast<std::int32_t>((static_cast<std::uint32_t>(ix) + static_cast<std::uint32_t>(off_neg)) & 0xFF800000u);
+  im = static_cast<std::int32_t>(static_cast<std::uint32_t>(ix) - static_cast<std::uint32_t>(ie));
+#endif
   const float m = fp::from_bits(static_cast<std::uint32_t>(im));
-  const float e = ptx::fma_rn<Ftz>(ptx::cvt_rn_f32_s32(ie), fp::from_bits(0x34000000u), e23);  // e 2^-23
-  const float f = ptx::add<Ftz>(m, fp::from_bits(0xBF800000u));                                // m - 1
+  const float e = ops::fma_rn<Ftz>(ops::cvt_rn_f32_s32(ie), fp::from_bits(0x34000000u), e23);  // e 2^-23
+  const float f = ops::add<Ftz>(m, fp::from_bits(0xBF800000u));                                // m - 1
   return {xs, ix, e, f};
 }
 
 // inf and NaN (encodings >= 0x7f800000 as unsigned): x * inf + inf.
 template <bool Ftz>
-__device__ __forceinline__ float log_nonfinite(float y, const LogArgs& a) {
+SAMEBITS_FUNC float log_nonfinite(float y, const LogArgs& a) {
+#if defined(SAMEBITS_DEVICE_NVIDIA)
   if constexpr (Ftz) {
     asm("{ .reg .pred %%sbq; setp.lt.u32 %%sbq, %1, 2139095040; @!%%sbq fma.rn.ftz.f32 %0, %2, 0f7F800000, 0f7F800000; }"
         : "+f"(y) : "r"(a.ix), "f"(a.xs));
@@ -70,11 +87,22 @@ __device__ __forceinline__ float log_nonfinite(float y, const LogArgs& a) {
         : "+f"(y) : "r"(a.ix), "f"(a.xs));
   }
   return y;
+#else
+  if (static_cast<std::uint32_t>(a.ix) < 0x7f800000u) return y;
+  // x * inf + inf for +inf, NaN, and every negative x (their encodings are
+  // >= 0x80000000): +inf for +inf, otherwise a NaN. The GPU's NaN is assumed
+  // to be the canonical 0x7fffffff that NVIDIA arithmetic returns; the
+  // host's fma would propagate the input's payload instead. Verified only
+  // as a class so far (docs/libm/nvcc.md).
+  if (fp::to_bits(a.xs) == 0x7f800000u) return a.xs;
+  return fp::from_bits(0x7fffffffu);
+#endif
 }
 
 // x == +-0: -inf.
 template <bool Ftz>
-__device__ __forceinline__ float log_zero(float y, const LogArgs& a) {
+SAMEBITS_FUNC float log_zero(float y, const LogArgs& a) {
+#if defined(SAMEBITS_DEVICE_NVIDIA)
   float out;
   if constexpr (Ftz) {
     asm("{ .reg .pred %%sbz; setp.eq.ftz.f32 %%sbz, %1, 0f00000000; selp.f32 %0, 0fFF800000, %2, %%sbz; }"
@@ -84,73 +112,78 @@ __device__ __forceinline__ float log_zero(float y, const LogArgs& a) {
         : "=f"(out) : "f"(a.xs), "f"(y));
   }
   return out;
+#else
+  return host::setp_eq<Ftz>(a.xs, 0.0f) ? fp::from_bits(0xFF800000u) : y;
+#endif
 }
 
 template <bool Ftz>
-__device__ __forceinline__ float logf_unfinished(const LogArgs& a) {
+SAMEBITS_FUNC float logf_unfinished(const LogArgs& a) {
   const float f = a.f;
-  float p = ptx::fma_rn<Ftz>(fp::from_bits(0xBE055027u), f, fp::from_bits(0x3E1039F6u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBDF8CDCCu));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E0F2955u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBE2AD8B9u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E4CED0Bu));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBE7FFF22u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3EAAAA78u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBF000000u));
-  const float r = ptx::fma_rn<Ftz>(ptx::mul<Ftz>(f, p), f, f);
-  return log_nonfinite<Ftz>(ptx::fma_rn<Ftz>(a.e, fp::from_bits(0x3F317218u), r), a);  // + e ln2
+  float p = ops::fma_rn<Ftz>(fp::from_bits(0xBE055027u), f, fp::from_bits(0x3E1039F6u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0xBDF8CDCCu));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0x3E0F2955u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0xBE2AD8B9u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0x3E4CED0Bu));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0xBE7FFF22u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0x3EAAAA78u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0xBF000000u));
+  const float r = ops::fma_rn<Ftz>(ops::mul<Ftz>(f, p), f, f);
+  return log_nonfinite<Ftz>(ops::fma_rn<Ftz>(a.e, fp::from_bits(0x3F317218u), r), a);  // + e ln2
 }
 
 template <bool Ftz>
-__device__ __forceinline__ float logf(float x) {
+SAMEBITS_FUNC float logf(float x) {
   const LogArgs a = log_reduce<Ftz>(x, -0x3F2AAAAB);
   return log_zero<Ftz>(logf_unfinished<Ftz>(a), a);
 }
 
 template <bool Ftz>
-__device__ __forceinline__ float log10f(float x) {
+SAMEBITS_FUNC float log10f(float x) {
   const LogArgs a = log_reduce<Ftz>(x, -0x3F2AAAAB);
-  return log_zero<Ftz>(ptx::mul<Ftz>(logf_unfinished<Ftz>(a), fp::from_bits(0x3EDE5BD9u)), a);
+  return log_zero<Ftz>(ops::mul<Ftz>(logf_unfinished<Ftz>(a), fp::from_bits(0x3EDE5BD9u)), a);
 }
 
 template <bool Ftz>
-__device__ __forceinline__ float log2f(float x) {
+SAMEBITS_FUNC float log2f(float x) {
   const LogArgs a = log_reduce<Ftz>(x, -0x3F3504F3);
   const float f = a.f;
-  float p = ptx::fma_rn<Ftz>(fp::from_bits(0x3DC6B27Fu), f, fp::from_bits(0xBE2C7F30u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E2FCF2Au));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBE374E43u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E520BF4u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBE763C8Bu));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3E93BF99u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBEB8AA49u));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0x3EF6384Au));
-  p = ptx::fma_rn<Ftz>(p, f, fp::from_bits(0xBF38AA3Bu));
-  const float ff = ptx::mul<Ftz>(f, ptx::mul<Ftz>(f, p));
-  const float r = ptx::fma_rn<Ftz>(f, fp::from_bits(0x3FB8AA3Bu), ff);  // f log2(e) + f^2 p
-  return log_zero<Ftz>(log_nonfinite<Ftz>(ptx::add<Ftz>(a.e, r), a), a);
+  float p = ops::fma_rn<Ftz>(fp::from_bits(0x3DC6B27Fu), f, fp::from_bits(0xBE2C7F30u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0x3E2FCF2Au));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0xBE374E43u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0x3E520BF4u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0xBE763C8Bu));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0x3E93BF99u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0xBEB8AA49u));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0x3EF6384Au));
+  p = ops::fma_rn<Ftz>(p, f, fp::from_bits(0xBF38AA3Bu));
+  const float ff = ops::mul<Ftz>(f, ops::mul<Ftz>(f, p));
+  const float r = ops::fma_rn<Ftz>(f, fp::from_bits(0x3FB8AA3Bu), ff);  // f log2(e) + f^2 p
+  return log_zero<Ftz>(log_nonfinite<Ftz>(ops::add<Ftz>(a.e, r), a), a);
 }
 
 }  // namespace detail
 
-__device__ __forceinline__ float logf(float x) { return detail::logf<false>(x); }
-__device__ __forceinline__ float log2f(float x) { return detail::log2f<false>(x); }
-__device__ __forceinline__ float log10f(float x) { return detail::log10f<false>(x); }
+SAMEBITS_FUNC float logf(float x) { return detail::logf<false>(x); }
+SAMEBITS_FUNC float log2f(float x) { return detail::log2f<false>(x); }
+SAMEBITS_FUNC float log10f(float x) { return detail::log10f<false>(x); }
 
 namespace ftz {
-__device__ __forceinline__ float logf(float x) { return detail::logf<true>(x); }
-__device__ __forceinline__ float log2f(float x) { return detail::log2f<true>(x); }
-__device__ __forceinline__ float log10f(float x) { return detail::log10f<true>(x); }
+SAMEBITS_FUNC float logf(float x) { return detail::logf<true>(x); }
+SAMEBITS_FUNC float log2f(float x) { return detail::log2f<true>(x); }
+SAMEBITS_FUNC float log10f(float x) { return detail::log10f<true>(x); }
 }  // namespace ftz
 
-// The intrinsics: MUFU lg2, then (for __logf) one multiply by ln 2.
+#if defined(SAMEBITS_DEVICE_NVIDIA)
+// The intrinsics: MUFU lg2, then (for __logf) one multiply by ln 2. Device
+// only until the MUFU model lands.
 namespace fast {
 __device__ __forceinline__ float logf(float x) {
   return ptx::mul<false>(ptx::lg2_approx<false>(x), fp::from_bits(0x3F317218u));
 }
 __device__ __forceinline__ float log2f(float x) { return ptx::lg2_approx<false>(x); }
 }  // namespace fast
+#endif
 
 }  // namespace samebits::nvcc
 
-#endif  // SAMEBITS_DEVICE_NVIDIA
