@@ -104,7 +104,7 @@ int run_report(const ReportArgs& a) {
       } else {
         fmt::print("{:<8} {:<8} {:>11} {:>12} {:>8} {:>12} {:>5}/{:<3} {:>9.2f} {:>9}\n", impl.name, name(f),
                    r.inputs, r.not_correctly_rounded, r.wrong_class,
-                   r.max_ulp ? fmt::format("{:.6f}", *r.max_ulp) : std::string("CR"), specials_ok,
+                   r.max_ulp ? (*r.max_ulp < 1e6 ? fmt::format("{:.6f}", *r.max_ulp) : fmt::format("{:.3e}", *r.max_ulp)) : std::string("CR"), specials_ok,
                    r.specials.size(), ns, impl.name == "glibc" ? std::string("-") : fmt::format("{:.2f}x", ratio));
       }
     }

@@ -120,7 +120,7 @@ void print_human(const SweepResult& r, const std::string& subject_label, const s
   fmt::print("  not correctly rounded  {:>15}\n", grouped(r.not_correctly_rounded));
   fmt::print("  wrong class            {:>15}\n", grouped(r.wrong_class));
   if (r.max_ulp) {
-    fmt::print("  max error              {:>15.6f} ulp at x = {} ({}): got {} ({}), correctly rounded {} ({})\n",
+    fmt::print("  max error              {:>15.6g} ulp at x = {} ({}): got {} ({}), correctly rounded {} ({})\n",
                *r.max_ulp, hexfloat(r.max_ulp_input), fmt::format("0x{:08x}", r.max_ulp_input),
                hexfloat(r.max_ulp_got), fmt::format("0x{:08x}", r.max_ulp_got), hexfloat(r.max_ulp_expected),
                fmt::format("0x{:08x}", r.max_ulp_expected));

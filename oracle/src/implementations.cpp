@@ -37,12 +37,17 @@ bool host_has_fma() { return __builtin_cpu_supports("fma"); }
 #define SAMEBITS_PICK(NAME) NAME
 #endif
 
-float nvcc_logf(float x) { return samebits::nvcc::logf(x); }
-float nvcc_log2f(float x) { return samebits::nvcc::log2f(x); }
-float nvcc_log10f(float x) { return samebits::nvcc::log10f(x); }
-float nvcc_ftz_logf(float x) { return samebits::nvcc::ftz::logf(x); }
-float nvcc_ftz_log2f(float x) { return samebits::nvcc::ftz::log2f(x); }
-float nvcc_ftz_log10f(float x) { return samebits::nvcc::ftz::log10f(x); }
+#define SAMEBITS_NVCC_WRAPPERS(ATTR, SUFFIX)                                                  \
+  ATTR float nvcc_logf##SUFFIX(float x) { return samebits::nvcc::logf(x); }                 \
+  ATTR float nvcc_log2f##SUFFIX(float x) { return samebits::nvcc::log2f(x); }               \
+  ATTR float nvcc_log10f##SUFFIX(float x) { return samebits::nvcc::log10f(x); }             \
+  ATTR float nvcc_ftz_logf##SUFFIX(float x) { return samebits::nvcc::ftz::logf(x); }        \
+  ATTR float nvcc_ftz_log2f##SUFFIX(float x) { return samebits::nvcc::ftz::log2f(x); }      \
+  ATTR float nvcc_ftz_log10f##SUFFIX(float x) { return samebits::nvcc::ftz::log10f(x); }
+SAMEBITS_NVCC_WRAPPERS(, )
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+SAMEBITS_NVCC_WRAPPERS(__attribute__((target("fma"))), _fma)
+#endif
 
 std::vector<Implementation> build() {
   std::vector<Implementation> v;
@@ -75,16 +80,16 @@ std::vector<Implementation> build() {
   n.name = "nvcc";
   n.description = "CUDA 13 (sm_90) logf/log2f/log10f, default flags: host path of samebits::nvcc";
   n.provenance = "host path, binary32 FMA (no MUFU model needed); exponentials not yet";
-  n.fn[static_cast<int>(Func::log)] = nvcc_logf;
-  n.fn[static_cast<int>(Func::log2)] = nvcc_log2f;
-  n.fn[static_cast<int>(Func::log10)] = nvcc_log10f;
+  n.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_logf);
+  n.fn[static_cast<int>(Func::log2)] = SAMEBITS_PICK(nvcc_log2f);
+  n.fn[static_cast<int>(Func::log10)] = SAMEBITS_PICK(nvcc_log10f);
   v.push_back(n);
   Implementation nf = n;
   nf.name = "nvcc:ftz";
   nf.description = "the same, as nvcc -ftz=true compiles them";
-  nf.fn[static_cast<int>(Func::log)] = nvcc_ftz_logf;
-  nf.fn[static_cast<int>(Func::log2)] = nvcc_ftz_log2f;
-  nf.fn[static_cast<int>(Func::log10)] = nvcc_ftz_log10f;
+  nf.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_ftz_logf);
+  nf.fn[static_cast<int>(Func::log2)] = SAMEBITS_PICK(nvcc_ftz_log2f);
+  nf.fn[static_cast<int>(Func::log10)] = SAMEBITS_PICK(nvcc_ftz_log10f);
   v.push_back(nf);
   return v;
 }
