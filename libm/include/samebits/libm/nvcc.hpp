@@ -7,3 +7,4 @@
 
 #include "samebits/libm/nvcc/expf.hpp"
 #include "samebits/libm/nvcc/logf.hpp"
+#include "samebits/libm/nvcc/triton.hpp"
