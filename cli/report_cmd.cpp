@@ -71,7 +71,7 @@ Speed host_speed(FloatFn fn, FloatFn glibc_fn, Func f) {
 int run_report(const ReportArgs& a) {
   nlohmann::json rows = nlohmann::json::array();
   if (!a.json) {
-    fmt::print("samebits: accuracy of the host libm against the MPFR oracle\n");
+    fmt::print("samebits: every implementation known here, against the MPFR oracle\n");
     fmt::print("sample: every {}th binary32 encoding (all signs, NaNs, subnormals) + special values\n\n", a.stride);
     fmt::print("{:<8} {:<8} {:>11} {:>12} {:>8} {:>12} {:>9} {:>9} {:>9}\n", "impl", "function", "inputs",
                "not CR", "wrong", "max ulp", "specials", "ns/call", "vs glibc");
