@@ -30,6 +30,9 @@ ALLOWED_FP = {
     'v_fma_f64', 'v_fmac_f64', 'v_add_f64', 'v_mul_f64',
     'v_cvt_f64_i32', 'v_cvt_f64_u32',   # exact: 32-bit integers fit in binary64
     'v_ldexp_f64',                       # IEEE 754 scaleB; exact where it is used
+    'v_cvt_f64_f32',                     # IEEE 754 convertFormat, widening: exact (normal inputs only)
+    'v_cvt_f32_f64',                     # IEEE 754 convertFormat, narrowing: correctly rounded
+                                         # (normal results only: no flush can touch them)
 }
 FORBIDDEN = re.compile(r'^v_(exp|log|rcp|rsq|sqrt|sin|cos|div|frexp|fract|trig|rndne|floor|ceil|trunc)')
 

@@ -7,7 +7,6 @@
 #include <cstdint>
 
 #include "samebits/libm/cr/exp_core.hpp"
-#include "samebits/libm/cr/exceptions.hpp"
 #include "samebits/libm/cr/exceptions_table.hpp"
 #include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/fp/guards.hpp"
@@ -16,8 +15,7 @@ namespace samebits::cr {
 
 SAMEBITS_FUNC float exp2f(float x) {
   const std::uint32_t ix = fp::to_bits(x);
-  const fp::Rounded r = detail::exp_family<detail::ExpBase::two>(ix);
-  return fp::from_bits(r.near_midpoint ? detail::exceptions_exp2f(ix, r.bits) : r.bits);
+  return detail::exceptions_exp2f(ix, fp::from_bits(detail::exp_family<detail::ExpBase::two>(ix)));
 }
 
 }  // namespace samebits::cr

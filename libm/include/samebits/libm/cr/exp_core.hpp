@@ -13,10 +13,11 @@
 // Evaluation. 2^(j/32) = T[j] is a table entry (tables.hpp, RN of the exact
 // value); q(r) ~ 2^r - 1 is a degree-5 polynomial with double coefficients
 // from Sollya's fpminimax on [-1/64 - 2^-40, 1/64 + 2^-40], absolute error
-// < 2^-53.3 (libm/tools/cr_polynomials.sollya). y = fma(T, q, T) = T (1 + q),
-// then 2^e is added to the exponent field (exact).
+// < 2^-53.3 (libm/tools/cr_polynomials.sollya), evaluated as r p(r) with p by
+// Estrin's scheme. With t = T[j] 2^e (exact), y = fma(t r, p, t) = t (1 + q).
 // Error bound (docs/libm/cr.md derives it): |y - 2^(j/32) 2^r_exact| <=
-// 3.6 ulp(y); the midpoint test is told 8 ulp, a margin of 2.2x.
+// 3.6 ulp(y); the rounding test (exp_near_midpoint, run over every input by
+// libm/tools/cr_exceptions, not at run time) is told 8 ulp, a margin of 2.2x.
 #pragma once
 
 #include <cstdint>
@@ -31,27 +32,34 @@ namespace samebits::cr::detail {
 
 inline constexpr std::uint32_t kExpTolUlps = 8;
 
-// |x| in [2^-27, 160): the callers handle the rest.
-SAMEBITS_FUNC fp::Rounded exp_core(std::uint32_t ix, double l_hi, double l_lo) {
+// b^x before rounding to binary32, as a normal binary64 (b^x >= 2^-232 here).
+// x: a normal binary32 with |x| in [2^-27, 160), exactly as a double;
+// l_lo is 0 for b = 2 (Tail = false) and the tail step is skipped.
+template <bool Tail>
+SAMEBITS_FUNC double exp_core(double x, double l_hi, double l_lo) {
   constexpr double kShift = 0x1.8p52;
-  // q(r) ~ 2^r - 1 (Sollya fpminimax, absolute error < 2^-53.3 on |r| <= 1/64 + 2^-40).
+  // q(r) ~ 2^r - 1 = r (c1 + c2 r + c3 r^2 + c4 r^3 + c5 r^4) (Sollya fpminimax,
+  // absolute error < 2^-53.3 on |r| <= 1/64 + 2^-40).
   constexpr double c1 = 0x1.62e42fefa39efp-1, c2 = 0x1.ebfbdff8098e6p-3, c3 = 0x1.c6b08d704566fp-5,
                    c4 = 0x1.3b2b276d41292p-7, c5 = 0x1.5d884a8b6487cp-10;
-  const double x = arch::from_words(fp::normal_binary32_hi_word(ix), fp::normal_binary32_lo_word(ix));
   const double kz = arch::fma(x, l_hi * 32.0, kShift);
   const std::int32_t k = static_cast<std::int32_t>(arch::words(kz).lo);
-  const double kd = kz - kShift;  // exact: k as a double
-  double r = arch::fma(x, l_hi, kd * -0x1p-5);
-  r = arch::fma(x, l_lo, r);
-  double p = arch::fma(r, c5, c4);
-  p = arch::fma(r, p, c3);
-  p = arch::fma(r, p, c2);
-  p = arch::fma(r, p, c1);
-  const double q = r * p;  // feeds only an fma: nothing to contract
-  const double t = tables::exp2_j(k & 31);
-  const double y = arch::fma(t, q, t);
-  const arch::Words w = arch::words(y);
-  return fp::round_scaled_to_binary32(w.hi, w.lo, k >> 5, kExpTolUlps);  // 2^floor(k/32)
+  // -k/32 = shift/32 - kz/32: both terms and the difference are exact.
+  const double neg_k_32 = arch::fma(kz, -0x1p-5, kShift * 0x1p-5);
+  double r = arch::fma(x, l_hi, neg_k_32);
+  if constexpr (Tail) r = arch::fma(x, l_lo, r);
+  // q = r (c1 + c2 r) + r^3 (c3 + c4 r + c5 r^2): Estrin's scheme split at
+  // r^2, three levels of operations after r instead of Horner's five. Faster
+  // on the host (latency) and on the H200 (16%: the GPU is short of
+  // independent work too), though it costs two operations more
+  // (bench/gpu/cr_variants.cu, docs/libm/cr.md).
+  const double r2 = r * r;
+  const double lo = arch::fma(r, c2, c1), hi = arch::fma(r, c4, c3);
+  const double q = arch::fma(r * r2, arch::fma(r2, c5, hi), r * lo);  // products feed only an fma
+  // t = 2^(j/32) 2^e, exact (a table entry times a power of two built from
+  // integers; the product is normal), ready before q.
+  const double t = tables::exp2_j(k & 31) * fp::pow2(k >> 5);
+  return arch::fma(t, q, t);  // t (1 + q)
 }
 
 }  // namespace samebits::cr::detail
@@ -60,23 +68,58 @@ namespace samebits::cr::detail {
 
 enum class ExpBase { e, two, ten };
 
-// b^x before the exception lookup. Special inputs give exact results
-// (near_midpoint false), built from integers:
+template <ExpBase B>
+SAMEBITS_FUNC double exp_core_for(float x) {
+  // x is normal here: the conversion is exact, also under flush-to-zero.
+  const double xd = static_cast<double>(x);
+  if constexpr (B == ExpBase::e) return exp_core<true>(xd, tables::kLog2EHi, tables::kLog2ELo);
+  else if constexpr (B == ExpBase::two) return exp_core<false>(xd, 1.0, 0.0);
+  else return exp_core<true>(xd, tables::kLog2TenHi, tables::kLog2TenLo);
+}
+
+// Inputs below which b^x is below 2^-126 (binary32 subnormal or zero), as
+// encodings of negative floats (larger encoding = more negative):
+// e^-87 = 0x1.666d0dp-126 (still normal), 2^-126, 10^-37.5 = 0x1.58576fp-125.
+template <ExpBase B>
+inline constexpr std::uint32_t kExpSubnormalFrom =
+    B == ExpBase::e ? 0xc2ae0000u : B == ExpBase::two ? 0xc2fc0000u : 0xc2160000u;  // -87, -126, -37.5
+
+// b^x rounded to nearest, before the exception fix-up.
+// Special inputs give exact results built from integers:
 //   NaN -> the input, quieted (payload and sign kept, as IEEE recommends);
 //   x >= 160 or +inf -> +inf;  x <= -160 or -inf -> +0 (b^x overflows or
 //   is below 2^-151 for every b here);  |x| < 2^-27 -> 1 (b^x within
 //   2^-25.8 of 1 rounds to 1, and subnormal x never reach the arithmetic).
+// Results that are normal binary32 or overflow (the common case) are rounded
+// by the hardware conversion, exact in every mode here because the result is
+// normal; subnormal results by integer rounding (fp/rounding.hpp), which a
+// flush-to-zero mode cannot touch.
 template <ExpBase B>
-SAMEBITS_FUNC fp::Rounded exp_family(std::uint32_t ix) {
+SAMEBITS_FUNC std::uint32_t exp_family(std::uint32_t ix) {
   const std::uint32_t ax = ix & 0x7fffffffu;
-  if (ax >= 0x43200000u) {  // |x| >= 0x1.4p+7 = 160, inf, NaN
-    if (ax > fp::kPosInf) return {ix | fp::kQuietBit, false};
-    return {(ix >> 31) ? 0u : fp::kPosInf, false};
+  if (ax < 0x32000000u) return 0x3f800000u;  // |x| < 0x1p-27
+  if (ax >= 0x43200000u) {                   // |x| >= 0x1.4p+7 = 160, inf, NaN
+    if (ax > fp::kPosInf) return ix | fp::kQuietBit;
+    return (ix >> 31) ? 0u : fp::kPosInf;
   }
-  if (ax < 0x32000000u) return {0x3f800000u, false};  // |x| < 0x1p-27
-  if constexpr (B == ExpBase::e) return exp_core(ix, tables::kLog2EHi, tables::kLog2ELo);
-  else if constexpr (B == ExpBase::two) return exp_core(ix, 1.0, 0.0);
-  else return exp_core(ix, tables::kLog2TenHi, tables::kLog2TenLo);
+  const double y = exp_core_for<B>(fp::from_bits(ix));
+  if (ix > kExpSubnormalFrom<B>) {
+    const arch::Words w = arch::words(y);
+    return fp::round_scaled_to_binary32(w.hi, w.lo, 0, kExpTolUlps).bits;
+  }
+  return fp::to_bits(fp::narrow_normal(y));
+}
+
+// For libm/tools/cr_exceptions: whether b^x's binary64 approximation lies
+// within kExpTolUlps of a binary32 midpoint, so that its rounding may differ
+// from the correctly rounded result. Elsewhere the error bound proves
+// exp_family(ix) correctly rounded.
+template <ExpBase B>
+SAMEBITS_FUNC bool exp_near_midpoint(std::uint32_t ix) {
+  const std::uint32_t ax = ix & 0x7fffffffu;
+  if (ax < 0x32000000u || ax >= 0x43200000u) return false;
+  const arch::Words w = arch::words(exp_core_for<B>(fp::from_bits(ix)));
+  return fp::round_scaled_to_binary32(w.hi, w.lo, 0, kExpTolUlps).near_midpoint;
 }
 
 }  // namespace samebits::cr::detail

@@ -1,13 +1,15 @@
 // samebits/libm/fp/rounding.hpp — rounding a binary64 approximation to
-// binary32 with integer operations, and telling when that is unsafe.
+// binary32, and telling when that is unsafe.
 //
-// Integer rounding makes the result independent of the target's conversion
-// instruction and of flush-to-zero modes (nvcc -ftz=true turns
+// Normal results go through the hardware conversion (one instruction).
+// Results that may be subnormal are rounded with integer operations, which
+// makes them independent of flush-to-zero modes (nvcc -ftz=true turns
 // cvt.rn.f32.f64 into its .ftz form, which would lose subnormal results).
 #pragma once
 
 #include <cstdint>
 
+#include "samebits/libm/arch/words.hpp"
 #include "samebits/libm/platform.hpp"
 
 namespace samebits::fp {
@@ -69,6 +71,18 @@ SAMEBITS_FUNC constexpr Rounded round_scaled_to_binary32(std::uint32_t hi, std::
   const std::uint64_t zb = ((static_cast<std::uint64_t>(hi) << 32) | lo) +
                            (static_cast<std::uint64_t>(static_cast<std::int64_t>(scale)) << 52);
   return round_to_binary32(zb, tol);
+}
+
+// RN(y) for a binary64 y whose rounding to binary32 is a normal number or
+// overflows to +-inf: the hardware conversion (cvtsd2ss, cvt.rn.f32.f64),
+// which flush-to-zero modes (nvcc -ftz=true gives cvt.rn.ftz.f32.f64, x86
+// MXCSR.FTZ) leave alone for such results. Callers send results that may be
+// subnormal to round_scaled_to_binary32 instead.
+SAMEBITS_FUNC float narrow_normal(double y) { return static_cast<float>(y); }
+
+// 2^e as a binary64, for e in [-1022, 1023], built from its encoding.
+SAMEBITS_FUNC double pow2(int e) {
+  return arch::from_words(static_cast<std::uint32_t>(e + 1023) << 20, 0u);  // 32-bit work: cheap on GPUs
 }
 
 // Words of the exact binary64 value of a normal binary32 (integer operations
