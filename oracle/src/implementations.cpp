@@ -38,6 +38,14 @@ bool host_has_fma() { return __builtin_cpu_supports("fma"); }
 #endif
 
 #define SAMEBITS_NVCC_WRAPPERS(ATTR, SUFFIX)                                                  \
+  ATTR float nvcc_expf##SUFFIX(float x) { return samebits::nvcc::expf(x); }                 \
+  ATTR float nvcc_exp2f##SUFFIX(float x) { return samebits::nvcc::exp2f(x); }               \
+  ATTR float nvcc_exp10f##SUFFIX(float x) { return samebits::nvcc::exp10f(x); }             \
+  ATTR float nvcc_ftz_expf##SUFFIX(float x) { return samebits::nvcc::ftz::expf(x); }        \
+  ATTR float nvcc_ftz_exp2f##SUFFIX(float x) { return samebits::nvcc::ftz::exp2f(x); }      \
+  ATTR float nvcc_ftz_exp10f##SUFFIX(float x) { return samebits::nvcc::ftz::exp10f(x); }    \
+  ATTR float nvcc_fast_expf##SUFFIX(float x) { return samebits::nvcc::fast::expf(x); }      \
+  ATTR float nvcc_fast_exp10f##SUFFIX(float x) { return samebits::nvcc::fast::exp10f(x); }  \
   ATTR float nvcc_logf##SUFFIX(float x) { return samebits::nvcc::logf(x); }                 \
   ATTR float nvcc_log2f##SUFFIX(float x) { return samebits::nvcc::log2f(x); }               \
   ATTR float nvcc_log10f##SUFFIX(float x) { return samebits::nvcc::log10f(x); }             \
@@ -74,12 +82,16 @@ std::vector<Implementation> build() {
   c.fn[static_cast<int>(Func::log2)] = SAMEBITS_PICK(cr_log2f);
   c.fn[static_cast<int>(Func::log10)] = SAMEBITS_PICK(cr_log10f);
   v.push_back(c);
-  // nvcc: the host path of samebits::nvcc. The logarithms use no MUFU and
-  // are available now; the exponentials wait for the MUFU model.
+  // nvcc: the host path of samebits::nvcc — binary32 arithmetic as libdevice
+  // does it, with MUFU.EX2 from the model measured on the H200.
+  constexpr const char* kModel = "bit-exact model of the H200 (sm_90)";
   Implementation n;
   n.name = "nvcc";
-  n.description = "CUDA 13 (sm_90) logf/log2f/log10f, default flags: host path of samebits::nvcc";
-  n.provenance = "host path, binary32 FMA (no MUFU model needed); exponentials not yet";
+  n.description = "CUDA 13 (sm_90) expf, exp2f, exp10f, logf, log2f, log10f, default flags: host path of samebits::nvcc";
+  n.provenance = kModel;
+  n.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(nvcc_expf);
+  n.fn[static_cast<int>(Func::exp2)] = SAMEBITS_PICK(nvcc_exp2f);
+  n.fn[static_cast<int>(Func::exp10)] = SAMEBITS_PICK(nvcc_exp10f);
   n.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_logf);
   n.fn[static_cast<int>(Func::log2)] = SAMEBITS_PICK(nvcc_log2f);
   n.fn[static_cast<int>(Func::log10)] = SAMEBITS_PICK(nvcc_log10f);
@@ -87,10 +99,29 @@ std::vector<Implementation> build() {
   Implementation nf = n;
   nf.name = "nvcc:ftz";
   nf.description = "the same, as nvcc -ftz=true compiles them";
+  nf.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(nvcc_ftz_expf);
+  nf.fn[static_cast<int>(Func::exp2)] = SAMEBITS_PICK(nvcc_ftz_exp2f);
+  nf.fn[static_cast<int>(Func::exp10)] = SAMEBITS_PICK(nvcc_ftz_exp10f);
   nf.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_ftz_logf);
   nf.fn[static_cast<int>(Func::log2)] = SAMEBITS_PICK(nvcc_ftz_log2f);
   nf.fn[static_cast<int>(Func::log10)] = SAMEBITS_PICK(nvcc_ftz_log10f);
   v.push_back(nf);
+  Implementation nfast;
+  nfast.name = "nvcc:fast";
+  nfast.description = "CUDA's intrinsics __expf, __exp10f (as expf, exp10f); __logf, __log2f pending the MUFU.LG2 model";
+  nfast.provenance = kModel;
+  nfast.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(nvcc_fast_expf);
+  nfast.fn[static_cast<int>(Func::exp10)] = SAMEBITS_PICK(nvcc_fast_exp10f);
+  v.push_back(nfast);
+  // Triton's NVIDIA lowerings (../shared/FACTS.md; to be confirmed against
+  // Triton's own PTX): tl.exp = __expf's sequence, tl.log = logf with ftz.
+  Implementation nt;
+  nt.name = "nvcc:triton";
+  nt.description = "Triton's tl.exp (= __expf) and tl.log (= logf with ftz) on NVIDIA, binary32";
+  nt.provenance = kModel;
+  nt.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(nvcc_fast_expf);
+  nt.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_ftz_logf);
+  v.push_back(nt);
   return v;
 }
 

@@ -72,10 +72,13 @@ static_assert(SAMEBITS_TEST_FTZ == 0 || SAMEBITS_TEST_FTZ == 1,
 
 // Host paths not written yet; switch on with -D...=1 once they exist.
 #ifndef SAMEBITS_NVCC_HAS_HOST_EXP
-#define SAMEBITS_NVCC_HAS_HOST_EXP 0  // nvcc::{expf, exp2f, exp10f} and their ftz:: forms
+#define SAMEBITS_NVCC_HAS_HOST_EXP 1  // nvcc::{expf, exp2f, exp10f} and their ftz:: forms
+#endif
+#ifndef SAMEBITS_NVCC_HAS_HOST_FAST_EXP
+#define SAMEBITS_NVCC_HAS_HOST_FAST_EXP 1  // nvcc::fast::{expf, exp10f}
 #endif
 #ifndef SAMEBITS_NVCC_HAS_HOST_FAST
-#define SAMEBITS_NVCC_HAS_HOST_FAST 0  // nvcc::fast::{expf, exp10f, logf, log2f}
+#define SAMEBITS_NVCC_HAS_HOST_FAST 0  // nvcc::fast::{logf, log2f} (MUFU.LG2 model pending)
 #endif
 
 namespace {
@@ -261,12 +264,17 @@ std::vector<std::uint32_t> firsts(const Tally& t) {
 #else
 #define SAMEBITS_HOST_PATHS_EXP(X)
 #endif
-#if SAMEBITS_NVCC_HAS_HOST_FAST && !SAMEBITS_TEST_FTZ  // fast:: has no ftz form
-#define SAMEBITS_HOST_PATHS_FAST(X)                                                           \
-  X(kFastExpf, samebits::nvcc::fast::expf) X(kFastExp10f, samebits::nvcc::fast::exp10f)      \
-  X(kFastLogf, samebits::nvcc::fast::logf) X(kFastLog2f, samebits::nvcc::fast::log2f)
+#if SAMEBITS_NVCC_HAS_HOST_FAST_EXP && !SAMEBITS_TEST_FTZ  // fast:: has no ftz form
+#define SAMEBITS_HOST_PATHS_FAST_EXP(X) \
+  X(kFastExpf, samebits::nvcc::fast::expf) X(kFastExp10f, samebits::nvcc::fast::exp10f)
 #else
-#define SAMEBITS_HOST_PATHS_FAST(X)
+#define SAMEBITS_HOST_PATHS_FAST_EXP(X)
+#endif
+#if SAMEBITS_NVCC_HAS_HOST_FAST && !SAMEBITS_TEST_FTZ
+#define SAMEBITS_HOST_PATHS_FAST(X) \
+  SAMEBITS_HOST_PATHS_FAST_EXP(X) X(kFastLogf, samebits::nvcc::fast::logf) X(kFastLog2f, samebits::nvcc::fast::log2f)
+#else
+#define SAMEBITS_HOST_PATHS_FAST(X) SAMEBITS_HOST_PATHS_FAST_EXP(X)
 #endif
 #define SAMEBITS_HOST_PATHS(X)                                                              \
   X(kLogf, SB_HOST_NS::logf) X(kLog2f, SB_HOST_NS::log2f) X(kLog10f, SB_HOST_NS::log10f)    \

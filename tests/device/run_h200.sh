@@ -5,6 +5,9 @@
 #     cr         tests/device/run_cr_h200.sh gpu (bitwise GPU vs host, both builds, + throughput)
 #     nvcc       tests/device/run_nvcc_h200.sh (nvcc personality vs CUDA, host vs GPU, golden vectors)
 #     mufu       tests/device/mufu_probe.cu + mufu_summarize.py (MUFU ex2/lg2 measurements)
+#     mufu-model tests/device/mufu_model_check.cu (the host model vs the instructions, all inputs)
+#     accuracy   CUDA's own functions on all 2^32 inputs (tests/device/dump_cuda_outputs.cu),
+#                scored on this machine's CPU by a static samebits carried in build-static/
 # The device tool brings back at most 8 files: text results are packed into
 # $OUT/results.tar.gz; large binaries stay as files of their own.
 set -uo pipefail
@@ -38,6 +41,22 @@ for part in "$@"; do
       "$work/mufu_probe" "$work/mufu" | tee "$work/text/mufu_rules.jsonl" || status=1
       python3 tests/device/mufu_summarize.py "$work/mufu" | tee "$work/text/mufu_tables.jsonl" || status=1
       mv "$work"/mufu/*.npz.xz "$out/"
+      ;;
+    mufu-model)
+      nvcc "${flags[@]}" tests/device/mufu_model_check.cu -o "$work/mufu_model_check" || { status=1; continue; }
+      "$work/mufu_model_check" | tee "$work/text/mufu_model_check.jsonl" || status=1
+      ;;
+    accuracy)
+      nvcc -O3 -std=c++20 -arch=sm_90 tests/device/dump_cuda_outputs.cu -o "$work/dump" || { status=1; continue; }
+      for f in ${ACCURACY_FUNCS:-expf logf exp2f exp10f log2f log10f __expf __exp10f}; do
+        "$work/dump" "$f" /tmp/gpu_out.f32 || { status=1; continue; }
+        g=${f#__}
+        build-static/cli/samebits score "$g" --outputs /tmp/gpu_out.f32 --exhaustive --json -q \
+          > "$work/text/gpu_accuracy_$f.json" || status=1
+        python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], 'not CR', j['not_correctly_rounded'], 'wrong class', j['wrong_class'], 'max ulp', j['max_ulp'], 'seconds', round(j['seconds'],1))" \
+          "$work/text/gpu_accuracy_$f.json" "$f"
+      done
+      rm -f /tmp/gpu_out.f32
       ;;
     *) echo "unknown part: $part" >&2; status=2 ;;
   esac

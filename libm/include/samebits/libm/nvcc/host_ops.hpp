@@ -4,13 +4,14 @@
 // results to sign-preserving zero, as PTX defines them.
 //
 // Every product here either ends an expression or feeds an fma as a factor,
-// so -ffp-contract=fast has nothing to fuse. The MUFU instructions
-// (ex2.approx, lg2.approx) are not here: they need a model of the hardware.
+// so -ffp-contract=fast has nothing to fuse. The MUFU instructions come from
+// the hardware model (nvcc/mufu_model.hpp): ex2.approx so far.
 #pragma once
 
 #include <cstdint>
 
 #include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/nvcc/mufu_model.hpp"
 #include "samebits/libm/platform.hpp"
 
 namespace samebits::nvcc::host {
@@ -36,4 +37,26 @@ SAMEBITS_FUNC bool setp_lt(float a, float b) { return in<Ftz>(a) < in<Ftz>(b); }
 template <bool Ftz>
 SAMEBITS_FUNC bool setp_eq(float a, float b) { return in<Ftz>(a) == in<Ftz>(b); }
 
+template <bool Ftz>
+SAMEBITS_FUNC float neg(float a) { return in<Ftz>(-in<Ftz>(a)); }
+// .sat: clamp to [0, 1]; NaN (and -0) give +0.
+template <bool Ftz>
+SAMEBITS_FUNC float sat(float a) {
+  a = in<Ftz>(a);
+  return a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
+}
+// fma.rm for operands whose exact a b + c is a binary64 (true of the one use,
+// nvcc's expf: t in [0, 1] times 252 plus 0x1.800002p+23): the binary64
+// result is exact, then rounded toward -inf to binary32 with integers.
+template <bool Ftz>
+SAMEBITS_FUNC float fma_rm(float a, float b, float c) {
+  const double d = static_cast<double>(in<Ftz>(a)) * static_cast<double>(in<Ftz>(b)) + static_cast<double>(in<Ftz>(c));
+  const float f = static_cast<float>(d);  // nearest; step down if above
+  if (!(static_cast<double>(f) > d)) return in<Ftz>(f);
+  const std::uint32_t fb = fp::to_bits(f);
+  return in<Ftz>(fp::from_bits((fb & 0x7fffffffu) == 0 ? 0x80000001u : (fb >> 31) ? fb + 1 : fb - 1));
+}
+SAMEBITS_FUNC float ex2_approx_ftz(float a) { return model::ex2_approx_ftz(a); }
+template <bool Ftz>
+SAMEBITS_FUNC float ex2_approx(float a) { return Ftz ? model::ex2_approx_ftz(a) : model::ex2_approx(a); }
 }  // namespace samebits::nvcc::host

@@ -174,9 +174,9 @@ SAMEBITS_FUNC float log2f(float x) { return detail::log2f<true>(x); }
 SAMEBITS_FUNC float log10f(float x) { return detail::log10f<true>(x); }
 }  // namespace ftz
 
-#if defined(SAMEBITS_DEVICE_NVIDIA)
+#if defined(SAMEBITS_LANG_CUDA)
 // The intrinsics: MUFU lg2, then (for __logf) one multiply by ln 2. Device
-// only until the MUFU model lands.
+// only (declared in both CUDA passes) until the model of MUFU.LG2 lands.
 namespace fast {
 __device__ __forceinline__ float logf(float x) {
   return ptx::mul<false>(ptx::lg2_approx<false>(x), fp::from_bits(0x3F317218u));

@@ -1,5 +1,6 @@
 // samebits/libm/nvcc/ptx.hpp — the PTX instructions nvcc's libdevice
-// sequences use, one inline-asm wrapper each (CUDA device pass only).
+// sequences use, one inline-asm wrapper each (__device__; declared in both
+// CUDA passes, compiled in the device pass).
 //
 // Inline asm pins the opcode and its modifiers: the compiler can schedule
 // these but not contract, reassociate or substitute them, so the sequences in
@@ -12,7 +13,7 @@
 
 #include "samebits/libm/platform.hpp"
 
-#if defined(SAMEBITS_DEVICE_NVIDIA)
+#if defined(SAMEBITS_LANG_CUDA)
 
 namespace samebits::nvcc::ptx {
 
@@ -57,4 +58,4 @@ __device__ __forceinline__ float cvt_rn_f32_s32(std::int32_t a) {
 
 }  // namespace samebits::nvcc::ptx
 
-#endif  // SAMEBITS_DEVICE_NVIDIA
+#endif  // SAMEBITS_LANG_CUDA

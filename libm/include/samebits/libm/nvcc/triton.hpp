@@ -10,9 +10,7 @@
 
 namespace samebits::nvcc::triton {
 
-#if defined(SAMEBITS_DEVICE_NVIDIA)
-__device__ __forceinline__ float expf(float x) { return fast::expf(x); }
-#endif
+SAMEBITS_FUNC float expf(float x) { return fast::expf(x); }
 SAMEBITS_FUNC float logf(float x) { return ftz::logf(x); }
 
 }  // namespace samebits::nvcc::triton
