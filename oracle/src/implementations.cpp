@@ -113,14 +113,16 @@ std::vector<Implementation> build() {
   nfast.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(nvcc_fast_expf);
   nfast.fn[static_cast<int>(Func::exp10)] = SAMEBITS_PICK(nvcc_fast_exp10f);
   v.push_back(nfast);
-  // Triton's NVIDIA lowerings (../shared/FACTS.md; to be confirmed against
-  // Triton's own PTX): tl.exp = __expf's sequence, tl.log = logf with ftz.
+  // Triton's NVIDIA lowerings, read off Triton 3.6's PTX and compared with
+  // CUDA's functions on all 2^32 inputs on the H200 (0 mismatches):
+  // tl.exp = __expf; tl.log = logf (its FMAs carry .ftz, the input scaling does
+  // not, so subnormal inputs are not flushed and every result equals logf's).
   Implementation nt;
   nt.name = "nvcc:triton";
-  nt.description = "Triton's tl.exp (= __expf) and tl.log (= logf with ftz) on NVIDIA, binary32";
+  nt.description = "Triton 3.6's tl.exp (= __expf) and tl.log (= logf) on NVIDIA, binary32";
   nt.provenance = kModel;
   nt.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(nvcc_fast_expf);
-  nt.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_ftz_logf);
+  nt.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_logf);
   v.push_back(nt);
   return v;
 }

@@ -5,9 +5,11 @@
 #     cr         tests/device/run_cr_h200.sh gpu (bitwise GPU vs host, both builds, + throughput)
 #     nvcc       tests/device/run_nvcc_h200.sh (nvcc personality vs CUDA, host vs GPU, golden vectors)
 #     mufu       tests/device/mufu_probe.cu + mufu_summarize.py (MUFU ex2/lg2 measurements)
+#     lg2-rule   tests/device/lg2_rule_probe.cu (a candidate rule for MUFU lg2, all inputs)
 #     mufu-model tests/device/mufu_model_check.cu (the host model vs the instructions, all inputs)
 #     accuracy   CUDA's own functions on all 2^32 inputs (tests/device/dump_cuda_outputs.cu),
-#                scored on this machine's CPU by a static samebits carried in build-static/
+#                scored on this machine's CPU by a static samebits carried in build-static/;
+#                Triton's tl.exp / tl.log compared with them (tests/device/triton_lowering.py)
 # The device tool brings back at most 8 files: text results are packed into
 # $OUT/results.tar.gz; large binaries stay as files of their own.
 set -uo pipefail
@@ -42,21 +44,38 @@ for part in "$@"; do
       python3 tests/device/mufu_summarize.py "$work/mufu" | tee "$work/text/mufu_tables.jsonl" || status=1
       mv "$work"/mufu/*.npz.xz "$out/"
       ;;
+    lg2-rule)
+      nvcc -O3 -std=c++20 -arch=sm_90 tests/device/lg2_rule_probe.cu -o "$work/lg2_rule_probe" || { status=1; continue; }
+      "$work/lg2_rule_probe" | tee "$work/text/lg2_rule.jsonl" || status=1
+      ;;
     mufu-model)
       nvcc "${flags[@]}" tests/device/mufu_model_check.cu -o "$work/mufu_model_check" || { status=1; continue; }
       "$work/mufu_model_check" | tee "$work/text/mufu_model_check.jsonl" || status=1
       ;;
     accuracy)
-      nvcc -O3 -std=c++20 -arch=sm_90 tests/device/dump_cuda_outputs.cu -o "$work/dump" || { status=1; continue; }
-      for f in ${ACCURACY_FUNCS:-expf logf exp2f exp10f log2f log10f __expf __exp10f}; do
-        "$work/dump" "$f" /tmp/gpu_out.f32 || { status=1; continue; }
-        g=${f#__}
-        build-static/cli/samebits score "$g" --outputs /tmp/gpu_out.f32 --exhaustive --json -q \
-          > "$work/text/gpu_accuracy_$f.json" || status=1
+      # Entries: FUNC (default flags) or ftz/FUNC (built with -ftz=true). Triton's tl.exp
+      # is compared with the __expf dump, tl.log with the logf and ftz/logf dumps.
+      nvcc -O3 -std=c++20 -arch=sm_90 tests/device/dump_cuda_outputs.cu -o "$work/dump" &&
+        nvcc -O3 -std=c++20 -arch=sm_90 -ftz=true tests/device/dump_cuda_outputs.cu -o "$work/dump_ftz" ||
+        { status=1; continue; }
+      shm=/dev/shm; [ -w "$shm" ] || shm=/tmp
+      for e in ${ACCURACY_FUNCS:-expf exp2f exp10f logf log2f log10f __expf __exp10f __logf __log2f ftz/expf ftz/exp2f ftz/exp10f ftz/logf ftz/log2f ftz/log10f}; do
+        f=${e#ftz/}; bin=dump; [ "$f" != "$e" ] && bin=dump_ftz
+        tag=${e//\//_}
+        "$work/$bin" "$f" "$shm/gpu_out.f32" || { status=1; continue; }
+        build-static/cli/samebits score "${f#__}" --outputs "$shm/gpu_out.f32" --exhaustive --json -q \
+          > "$work/text/gpu_accuracy_$tag.json" || status=1
         python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], 'not CR', j['not_correctly_rounded'], 'wrong class', j['wrong_class'], 'max ulp', j['max_ulp'], 'seconds', round(j['seconds'],1))" \
-          "$work/text/gpu_accuracy_$f.json" "$f"
+          "$work/text/gpu_accuracy_$tag.json" "$e"
+        op=
+        [ "$e" = __expf ] && op=exp
+        [ "$e" = logf ] || [ "$e" = ftz/logf ] && op=log
+        if [ -n "$op" ] && [ -z "${NO_TRITON:-}" ]; then
+          python3 tests/device/triton_lowering.py "$op" "$shm/gpu_out.f32" "$work/text/triton" "CUDA $e" \
+            | tee -a "$work/text/triton_lowering.jsonl" || status=1
+        fi
       done
-      rm -f /tmp/gpu_out.f32
+      rm -f "$shm/gpu_out.f32"
       ;;
     *) echo "unknown part: $part" >&2; status=2 ;;
   esac
