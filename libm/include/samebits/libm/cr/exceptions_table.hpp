@@ -13,57 +13,65 @@
 namespace samebits::cr::detail {
 
 // expf: 21 inputs flagged near a midpoint, 1 of them wrong before this fix-up.
+SAMEBITS_FUNC constexpr bool exceptions_hit_expf(std::uint32_t ix) {
+  return (ix == 0xc16912cdu);
+}
 SAMEBITS_FUNC constexpr float exceptions_expf(std::uint32_t ix, float fast) {
-  const bool hit = (ix == 0xc16912cdu);
-  if (hit) [[unlikely]] {
-    if (ix == 0xc16912cdu) return fp::from_bits(0x34fd331bu);  // x = -0x1.d2259ap+3, not 0x34fd331a
-  }
+  if (ix == 0xc16912cdu) return fp::from_bits(0x34fd331bu);  // x = -0x1.d2259ap+3, not 0x34fd331a
   return fast;
 }
 
 // exp2f: 15 inputs flagged near a midpoint, 2 of them wrong before this fix-up.
+SAMEBITS_FUNC constexpr bool exceptions_hit_exp2f(std::uint32_t ix) {
+  return (ix == 0x3b429d37u) | (ix == 0xbcf3a937u);
+}
 SAMEBITS_FUNC constexpr float exceptions_exp2f(std::uint32_t ix, float fast) {
-  const bool hit = (ix == 0x3b429d37u) | (ix == 0xbcf3a937u);
-  if (hit) [[unlikely]] {
-    if (ix == 0x3b429d37u) return fp::from_bits(0x3f804385u);  // x = 0x1.853a6ep-9, not 0x3f804384
-    if (ix == 0xbcf3a937u) return fp::from_bits(0x3f7ac6b1u);  // x = -0x1.e7526ep-6, not 0x3f7ac6b0
-  }
+  if (ix == 0x3b429d37u) return fp::from_bits(0x3f804385u);  // x = 0x1.853a6ep-9, not 0x3f804384
+  if (ix == 0xbcf3a937u) return fp::from_bits(0x3f7ac6b1u);  // x = -0x1.e7526ep-6, not 0x3f7ac6b0
   return fast;
 }
 
 // exp10f: 16 inputs flagged near a midpoint, 0 of them wrong before this fix-up.
+SAMEBITS_FUNC constexpr bool exceptions_hit_exp10f(std::uint32_t ix) {
+  (void)ix;
+  return false;
+}
 SAMEBITS_FUNC constexpr float exceptions_exp10f(std::uint32_t ix, float fast) {
   (void)ix;
   return fast;
 }
 
 // logf: 138 inputs flagged near a midpoint, 4 of them wrong before this fix-up.
+SAMEBITS_FUNC constexpr bool exceptions_hit_logf(std::uint32_t ix) {
+  return (ix == 0x4665a9a6u) | (ix == 0x4c5d65a5u) | (ix == 0x4d604ebeu) | (ix == 0x65d890d3u);
+}
 SAMEBITS_FUNC constexpr float exceptions_logf(std::uint32_t ix, float fast) {
-  const bool hit = (ix == 0x4665a9a6u) | (ix == 0x4c5d65a5u) | (ix == 0x4d604ebeu) | (ix == 0x65d890d3u);
-  if (hit) [[unlikely]] {
-    if (ix == 0x4665a9a6u) return fp::from_bits(0x41198725u);  // x = 0x1.cb534cp+13, not 0x41198726
-    if (ix == 0x4c5d65a5u) return fp::from_bits(0x418f034bu);  // x = 0x1.bacb4ap+25, not 0x418f034a
-    if (ix == 0x4d604ebeu) return fp::from_bits(0x419a352cu);  // x = 0x1.c09d7cp+27, not 0x419a352b
-    if (ix == 0x65d890d3u) return fp::from_bits(0x4254d1f9u);  // x = 0x1.b121a6p+76, not 0x4254d1f8
-  }
+  if (ix == 0x4665a9a6u) return fp::from_bits(0x41198725u);  // x = 0x1.cb534cp+13, not 0x41198726
+  if (ix == 0x4c5d65a5u) return fp::from_bits(0x418f034bu);  // x = 0x1.bacb4ap+25, not 0x418f034a
+  if (ix == 0x4d604ebeu) return fp::from_bits(0x419a352cu);  // x = 0x1.c09d7cp+27, not 0x419a352b
+  if (ix == 0x65d890d3u) return fp::from_bits(0x4254d1f9u);  // x = 0x1.b121a6p+76, not 0x4254d1f8
   return fast;
 }
 
 // log2f: 178 inputs flagged near a midpoint, 0 of them wrong before this fix-up.
+SAMEBITS_FUNC constexpr bool exceptions_hit_log2f(std::uint32_t ix) {
+  (void)ix;
+  return false;
+}
 SAMEBITS_FUNC constexpr float exceptions_log2f(std::uint32_t ix, float fast) {
   (void)ix;
   return fast;
 }
 
 // log10f: 122 inputs flagged near a midpoint, 4 of them wrong before this fix-up.
+SAMEBITS_FUNC constexpr bool exceptions_hit_log10f(std::uint32_t ix) {
+  return (ix == 0x0efeee7au) | (ix == 0x13ae78d3u) | (ix == 0x43079cceu) | (ix == 0x62a6c1ddu);
+}
 SAMEBITS_FUNC constexpr float exceptions_log10f(std::uint32_t ix, float fast) {
-  const bool hit = (ix == 0x0efeee7au) | (ix == 0x13ae78d3u) | (ix == 0x43079cceu) | (ix == 0x62a6c1ddu);
-  if (hit) [[unlikely]] {
-    if (ix == 0x0efeee7au) return fp::from_bits(0xc1e99d23u);  // x = 0x1.fddcf4p-98, not 0xc1e99d22
-    if (ix == 0x13ae78d3u) return fp::from_bits(0xc1d2d957u);  // x = 0x1.5cf1a6p-88, not 0xc1d2d958
-    if (ix == 0x43079cceu) return fp::from_bits(0x40087799u);  // x = 0x1.0f399cp+7, not 0x4008779a
-    if (ix == 0x62a6c1ddu) return fp::from_bits(0x41a97eecu);  // x = 0x1.4d83bap+70, not 0x41a97eed
-  }
+  if (ix == 0x0efeee7au) return fp::from_bits(0xc1e99d23u);  // x = 0x1.fddcf4p-98, not 0xc1e99d22
+  if (ix == 0x13ae78d3u) return fp::from_bits(0xc1d2d957u);  // x = 0x1.5cf1a6p-88, not 0xc1d2d958
+  if (ix == 0x43079cceu) return fp::from_bits(0x40087799u);  // x = 0x1.0f399cp+7, not 0x4008779a
+  if (ix == 0x62a6c1ddu) return fp::from_bits(0x41a97eecu);  // x = 0x1.4d83bap+70, not 0x41a97eed
   return fast;
 }
 

@@ -15,7 +15,10 @@ namespace samebits::cr {
 
 SAMEBITS_FUNC float exp10f(float x) {
   const std::uint32_t ix = fp::to_bits(x);
-  return detail::exceptions_exp10f(ix, fp::from_bits(detail::exp_family<detail::ExpBase::ten>(ix)));
+  const float common = detail::exp_common<detail::ExpBase::ten>(x);
+  if (detail::exp_is_rare<detail::ExpBase::ten>(ix) | detail::exceptions_hit_exp10f(ix)) [[unlikely]]
+    return detail::exceptions_exp10f(ix, fp::from_bits(detail::exp_family<detail::ExpBase::ten>(ix)));
+  return common;
 }
 
 }  // namespace samebits::cr

@@ -15,7 +15,10 @@ namespace samebits::cr {
 
 SAMEBITS_FUNC float exp2f(float x) {
   const std::uint32_t ix = fp::to_bits(x);
-  return detail::exceptions_exp2f(ix, fp::from_bits(detail::exp_family<detail::ExpBase::two>(ix)));
+  const float common = detail::exp_common<detail::ExpBase::two>(x);
+  if (detail::exp_is_rare<detail::ExpBase::two>(ix) | detail::exceptions_hit_exp2f(ix)) [[unlikely]]
+    return detail::exceptions_exp2f(ix, fp::from_bits(detail::exp_family<detail::ExpBase::two>(ix)));
+  return common;
 }
 
 }  // namespace samebits::cr

@@ -70,7 +70,9 @@ enum class ExpBase { e, two, ten };
 
 template <ExpBase B>
 SAMEBITS_FUNC double exp_core_for(float x) {
-  // x is normal here: the conversion is exact, also under flush-to-zero.
+  // x is normal on every path whose result is used: the conversion is exact,
+  // also under flush-to-zero (which may zero a subnormal x on the common path,
+  // whose result is then discarded).
   const double xd = static_cast<double>(x);
   if constexpr (B == ExpBase::e) return exp_core<true>(xd, tables::kLog2EHi, tables::kLog2ELo);
   else if constexpr (B == ExpBase::two) return exp_core<false>(xd, 1.0, 0.0);
@@ -108,6 +110,23 @@ SAMEBITS_FUNC std::uint32_t exp_family(std::uint32_t ix) {
     return fp::round_scaled_to_binary32(w.hi, w.lo, 0, kExpTolUlps).bits;
   }
   return fp::to_bits(fp::narrow_normal(y));
+}
+
+// The common path, branch-free: b^x rounded by the hardware conversion,
+// computed for every input but meaningful only where exp_is_rare<B>(ix) is
+// false (2^-27 <= |x| < 160 and b^x a normal binary32); the caller then takes
+// exp_family. One rarely taken branch per call instead of several keeps the
+// common path straight-line code, which lets GPUs overlap consecutive
+// evaluations. For other inputs the arithmetic runs on meaningless values
+// (possibly inf or NaN) without undefined behaviour.
+template <ExpBase B>
+SAMEBITS_FUNC float exp_common(float x) {
+  return fp::narrow_normal(exp_core_for<B>(x));
+}
+template <ExpBase B>
+SAMEBITS_FUNC constexpr bool exp_is_rare(std::uint32_t ix) {
+  const std::uint32_t ax = ix & 0x7fffffffu;
+  return (ax - 0x32000000u >= 0x43200000u - 0x32000000u) | (ix > kExpSubnormalFrom<B>);
 }
 
 // For libm/tools/cr_exceptions: whether b^x's binary64 approximation lies

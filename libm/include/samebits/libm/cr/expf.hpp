@@ -15,7 +15,10 @@ namespace samebits::cr {
 
 SAMEBITS_FUNC float expf(float x) {
   const std::uint32_t ix = fp::to_bits(x);
-  return detail::exceptions_expf(ix, fp::from_bits(detail::exp_family<detail::ExpBase::e>(ix)));
+  const float common = detail::exp_common<detail::ExpBase::e>(x);
+  if (detail::exp_is_rare<detail::ExpBase::e>(ix) | detail::exceptions_hit_expf(ix)) [[unlikely]]
+    return detail::exceptions_expf(ix, fp::from_bits(detail::exp_family<detail::ExpBase::e>(ix)));
+  return common;
 }
 
 }  // namespace samebits::cr

@@ -15,7 +15,10 @@ namespace samebits::cr {
 
 SAMEBITS_FUNC float log10f(float x) {
   const std::uint32_t ix = fp::to_bits(x);
-  return detail::exceptions_log10f(ix, fp::from_bits(detail::log_family<detail::LogBase::ten>(ix)));
+  const float common = detail::log_common<detail::LogBase::ten>(ix);
+  if (detail::log_is_rare(ix) | detail::exceptions_hit_log10f(ix)) [[unlikely]]
+    return detail::exceptions_log10f(ix, fp::from_bits(detail::log_family<detail::LogBase::ten>(ix)));
+  return common;
 }
 
 }  // namespace samebits::cr

@@ -15,7 +15,10 @@ namespace samebits::cr {
 
 SAMEBITS_FUNC float log2f(float x) {
   const std::uint32_t ix = fp::to_bits(x);
-  return detail::exceptions_log2f(ix, fp::from_bits(detail::log_family<detail::LogBase::two>(ix)));
+  const float common = detail::log_common<detail::LogBase::two>(ix);
+  if (detail::log_is_rare(ix) | detail::exceptions_hit_log2f(ix)) [[unlikely]]
+    return detail::exceptions_log2f(ix, fp::from_bits(detail::log_family<detail::LogBase::two>(ix)));
+  return common;
 }
 
 }  // namespace samebits::cr

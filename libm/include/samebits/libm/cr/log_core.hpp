@@ -35,9 +35,11 @@ inline constexpr std::uint32_t kLogTolUlps = 16;
 
 enum class LogBase { e, two, ten };
 
-// log_b(x) before rounding, for ix a positive finite nonzero binary32 encoding.
+// log_b(x) before rounding, for x a positive finite nonzero binary64 given by
+// its words (xhi, xlo) (any other words give a meaningless value, without
+// undefined behaviour: the common path computes it before it knows).
 template <LogBase B>
-SAMEBITS_FUNC double log_core(std::uint32_t ix) {
+SAMEBITS_FUNC double log_core_words(std::uint32_t xhi, std::uint32_t xlo) {
   // log_b(2) rounded to double (1 for b = 2), and P_b(r) = r (a0 + r (a1 + ... + r a5)).
   double log_b_2, a0, a1, a2, a3, a4, a5;
   if constexpr (B == LogBase::e) {
@@ -52,14 +54,6 @@ SAMEBITS_FUNC double log_core(std::uint32_t ix) {
     log_b_2 = tables::kLog10Of2;
     a0 = 0x1.bcb7b1526e50ep-2, a1 = -0x1.bcb7b1526e50ep-3, a2 = 0x1.287a7636cf3d8p-3;
     a3 = -0x1.bcb7b1521311cp-4, a4 = 0x1.63c777aa62bb9p-4, a5 = -0x1.287bb368c6e25p-4;
-  }
-  std::uint32_t xhi, xlo;
-  if (ix < 0x00800000u) {
-    // Subnormal: ix * 2^-149, exact (an integer below 2^23, then a power of two).
-    const arch::Words w = arch::words(static_cast<double>(ix) * 0x1p-149);
-    xhi = w.hi, xlo = w.lo;
-  } else {
-    xhi = fp::normal_binary32_hi_word(ix), xlo = fp::normal_binary32_lo_word(ix);
   }
   // OFF's low word is 0, so x - OFF and the z below only touch the high word.
   static_assert((tables::kLogOff & 0xffffffffu) == 0);
@@ -81,6 +75,17 @@ SAMEBITS_FUNC double log_core(std::uint32_t ix) {
   return arch::fma(r * r2, arch::fma(r2, p45, p23), arch::fma(r, p01, hi));  // r * r2 feeds only an fma
 }
 
+// log_b(x) before rounding, for ix a positive finite nonzero binary32 encoding.
+template <LogBase B>
+SAMEBITS_FUNC double log_core(std::uint32_t ix) {
+  if (ix < 0x00800000u) {
+    // Subnormal: ix * 2^-149, exact (an integer below 2^23, then a power of two).
+    const arch::Words w = arch::words(static_cast<double>(ix) * 0x1p-149);
+    return log_core_words<B>(w.hi, w.lo);
+  }
+  return log_core_words<B>(fp::normal_binary32_hi_word(ix), fp::normal_binary32_lo_word(ix));
+}
+
 }  // namespace samebits::cr::detail
 
 namespace samebits::cr::detail {
@@ -100,6 +105,19 @@ SAMEBITS_FUNC std::uint32_t log_family(std::uint32_t ix) {
     return fp::kCanonicalNaN;
   }
   return fp::to_bits(fp::narrow_normal(log_core<B>(ix)));
+}
+
+// The common path, branch-free: log_b(x) rounded by the hardware conversion,
+// computed for every input but meaningful only where log_is_rare(ix) is
+// false (x positive, normal, finite); the caller then takes log_family.
+// One rarely taken branch per call instead of several keeps the common path
+// straight-line code, which lets GPUs overlap consecutive evaluations.
+template <LogBase B>
+SAMEBITS_FUNC float log_common(std::uint32_t ix) {
+  return fp::narrow_normal(log_core_words<B>(fp::normal_binary32_hi_word(ix), fp::normal_binary32_lo_word(ix)));
+}
+SAMEBITS_FUNC constexpr bool log_is_rare(std::uint32_t ix) {
+  return ix - 0x00800000u >= 0x7f800000u - 0x00800000u;  // +0, subnormal, inf, NaN, negative
 }
 
 // For libm/tools/cr_exceptions: whether log_b(x)'s binary64 approximation

@@ -15,7 +15,10 @@ namespace samebits::cr {
 
 SAMEBITS_FUNC float logf(float x) {
   const std::uint32_t ix = fp::to_bits(x);
-  return detail::exceptions_logf(ix, fp::from_bits(detail::log_family<detail::LogBase::e>(ix)));
+  const float common = detail::log_common<detail::LogBase::e>(ix);
+  if (detail::log_is_rare(ix) | detail::exceptions_hit_logf(ix)) [[unlikely]]
+    return detail::exceptions_logf(ix, fp::from_bits(detail::log_family<detail::LogBase::e>(ix)));
+  return common;
 }
 
 }  // namespace samebits::cr
