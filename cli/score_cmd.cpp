@@ -107,8 +107,8 @@ void print_list() {
       if (i.get(f)) funcs += std::string(funcs.empty() ? "" : " ") + std::string(name(f));
     fmt::print("  {:<14} {} [{}]\n  {:<14} functions: {}\n", i.name, i.description, i.provenance, "", funcs);
   }
-  fmt::print("  {:<14} not yet available: nvcc:fast logf/log2f (MUFU.LG2 model), hipcc, hipcc:afn,\n", "");
-  fmt::print("  {:<14} hipcc:daz, hipcc:triton (they land with their issues)\n", "");
+  fmt::print("  {:<14} not yet available: hipcc, hipcc:afn, hipcc:daz, hipcc:triton\n", "");
+  fmt::print("  {:<14} (they land with their issues)\n", "");
   fmt::print("functions: expf exp2f exp10f logf log2f log10f\n");
 }
 

@@ -46,6 +46,8 @@ bool host_has_fma() { return __builtin_cpu_supports("fma"); }
   ATTR float nvcc_ftz_exp10f##SUFFIX(float x) { return samebits::nvcc::ftz::exp10f(x); }    \
   ATTR float nvcc_fast_expf##SUFFIX(float x) { return samebits::nvcc::fast::expf(x); }      \
   ATTR float nvcc_fast_exp10f##SUFFIX(float x) { return samebits::nvcc::fast::exp10f(x); }  \
+  ATTR float nvcc_fast_logf##SUFFIX(float x) { return samebits::nvcc::fast::logf(x); }      \
+  ATTR float nvcc_fast_log2f##SUFFIX(float x) { return samebits::nvcc::fast::log2f(x); }    \
   ATTR float nvcc_logf##SUFFIX(float x) { return samebits::nvcc::logf(x); }                 \
   ATTR float nvcc_log2f##SUFFIX(float x) { return samebits::nvcc::log2f(x); }               \
   ATTR float nvcc_log10f##SUFFIX(float x) { return samebits::nvcc::log10f(x); }             \
@@ -83,7 +85,7 @@ std::vector<Implementation> build() {
   c.fn[static_cast<int>(Func::log10)] = SAMEBITS_PICK(cr_log10f);
   v.push_back(c);
   // nvcc: the host path of samebits::nvcc — binary32 arithmetic as libdevice
-  // does it, with MUFU.EX2 from the model measured on the H200.
+  // does it, with MUFU.EX2 and MUFU lg2 from the models measured on the H200.
   constexpr const char* kModel = "bit-exact model of the H200 (sm_90)";
   Implementation n;
   n.name = "nvcc";
@@ -108,10 +110,12 @@ std::vector<Implementation> build() {
   v.push_back(nf);
   Implementation nfast;
   nfast.name = "nvcc:fast";
-  nfast.description = "CUDA's intrinsics __expf, __exp10f (as expf, exp10f); __logf, __log2f pending the MUFU.LG2 model";
+  nfast.description = "CUDA's intrinsics __expf, __exp10f, __logf, __log2f (as expf, exp10f, logf, log2f)";
   nfast.provenance = kModel;
   nfast.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(nvcc_fast_expf);
   nfast.fn[static_cast<int>(Func::exp10)] = SAMEBITS_PICK(nvcc_fast_exp10f);
+  nfast.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_fast_logf);
+  nfast.fn[static_cast<int>(Func::log2)] = SAMEBITS_PICK(nvcc_fast_log2f);
   v.push_back(nfast);
   // Triton's NVIDIA lowerings, read off Triton 3.6's PTX and compared with
   // CUDA's functions on all 2^32 inputs on the H200 (0 mismatches):

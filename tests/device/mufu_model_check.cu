@@ -3,6 +3,8 @@
 // encoding (NaN bits included):
 //   model::ex2_approx_ftz  vs  ex2.approx.ftz.f32
 //   model::ex2_approx      vs  ex2.approx.f32
+//   model::lg2_approx_ftz  vs  lg2.approx.ftz.f32
+//   model::lg2_approx      vs  lg2.approx.f32
 // The GPU evaluates the instruction on chunks of 2^28 inputs; the host
 // evaluates the model on all cores and compares. A planted one-ulp change
 // must be the only mismatch reported. Run it on your own GPU to re-validate
@@ -31,12 +33,20 @@ __global__ void hw(std::uint32_t base, std::uint32_t* out) {
   const float a = __uint_as_float(base + i);
   float d;
   if constexpr (Op == 0) asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(a));
-  else asm volatile("ex2.approx.f32 %0, %1;" : "=f"(d) : "f"(a));
+  else if constexpr (Op == 1) asm volatile("ex2.approx.f32 %0, %1;" : "=f"(d) : "f"(a));
+  else if constexpr (Op == 2) asm volatile("lg2.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(a));
+  else asm volatile("lg2.approx.f32 %0, %1;" : "=f"(d) : "f"(a));
   out[i] = __float_as_uint(d);
 }
 
 float model(int op, float a) {
-  return op == 0 ? samebits::nvcc::model::ex2_approx_ftz(a) : samebits::nvcc::model::ex2_approx(a);
+  namespace m = samebits::nvcc::model;
+  switch (op) {
+    case 0: return m::ex2_approx_ftz(a);
+    case 1: return m::ex2_approx(a);
+    case 2: return m::lg2_approx_ftz(a);
+    default: return m::lg2_approx(a);
+  }
 }
 
 struct Diff {
@@ -79,24 +89,27 @@ int main() {
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("{\"device\": \"%s\", \"sm\": \"%d%d\", \"host_threads\": %u}\n", prop.name, prop.major, prop.minor,
               threads);
-  const char* names[2] = {"ex2.approx.ftz.f32", "ex2.approx.f32"};
+  const char* names[4] = {"ex2.approx.ftz.f32", "ex2.approx.f32", "lg2.approx.ftz.f32", "lg2.approx.f32"};
   int failures = 0;
-  for (int op = 0; op < 2; ++op) {
+  for (int op = 0; op < 4; ++op) {
     const auto t0 = std::chrono::steady_clock::now();
     Diff total;
     for (std::uint64_t c = 0; c < 16; ++c) {
       const std::uint32_t base = static_cast<std::uint32_t>(c << 28);
       if (op == 0) hw<0><<<kChunk / 256, 256>>>(base, dev);
-      else hw<1><<<kChunk / 256, 256>>>(base, dev);
+      else if (op == 1) hw<1><<<kChunk / 256, 256>>>(base, dev);
+      else if (op == 2) hw<2><<<kChunk / 256, 256>>>(base, dev);
+      else hw<3><<<kChunk / 256, 256>>>(base, dev);
       CHECK_CUDA(cudaGetLastError());
       CHECK_CUDA(cudaMemcpy(host, dev, std::size_t{kChunk} * 4, cudaMemcpyDeviceToHost));
-      if (op == 0 && c == 3) {  // negative control, in a chunk of real work (0x30000000...)
+      if ((op == 0 || op == 3) && c == 3) {  // negative controls, in a chunk of real work (0x30000000...)
         const std::uint32_t at = 0x0badf00du & (kChunk - 1);
         host[at] += 1;
         const Diff ctl = compare(op, base, host, kChunk, threads);
         const bool ok = ctl.count == 1 && ctl.first[0] == base + at;
-        std::printf("{\"negative_control\": \"one planted one-ulp change\", \"reported\": %llu, \"caught\": %s}\n",
-                    static_cast<unsigned long long>(ctl.count), ok ? "true" : "false");
+        std::printf("{\"negative_control\": \"one planted one-ulp change\", \"instruction\": \"%s\", "
+                    "\"reported\": %llu, \"caught\": %s}\n",
+                    names[op], static_cast<unsigned long long>(ctl.count), ok ? "true" : "false");
         failures += !ok;
         host[at] -= 1;
       }

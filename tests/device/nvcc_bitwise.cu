@@ -23,9 +23,9 @@
 //     to the host, the host build of the same header computes the same
 //     function on all cores (std::thread), and the encodings are compared.
 //     The functions that have a host path are the table SAMEBITS_HOST_PATHS
-//     below; the exponentials and the intrinsics join it by -D flags
-//     (SAMEBITS_NVCC_HAS_HOST_EXP=1, SAMEBITS_NVCC_HAS_HOST_FAST=1) once their
-//     host paths exist.
+//     below; the exponentials and the intrinsics are in it by default
+//     (-DSAMEBITS_NVCC_HAS_HOST_EXP=0 / -DSAMEBITS_NVCC_HAS_HOST_FAST=0 leave
+//     them out).
 // Informative (default build, kind "info", never a failure): on how many
 // inputs CUDA's expf and __expf differ, and the same for exp10f, logf, log2f.
 //
@@ -70,7 +70,7 @@
 static_assert(SAMEBITS_TEST_FTZ == 0 || SAMEBITS_TEST_FTZ == 1,
               "SAMEBITS_TEST_FTZ is 0 (default flags) or 1 (built with -ftz=true)");
 
-// Host paths not written yet; switch on with -D...=1 once they exist.
+// Host paths, all written; each can be switched off with -D...=0.
 #ifndef SAMEBITS_NVCC_HAS_HOST_EXP
 #define SAMEBITS_NVCC_HAS_HOST_EXP 1  // nvcc::{expf, exp2f, exp10f} and their ftz:: forms
 #endif
@@ -78,7 +78,7 @@ static_assert(SAMEBITS_TEST_FTZ == 0 || SAMEBITS_TEST_FTZ == 1,
 #define SAMEBITS_NVCC_HAS_HOST_FAST_EXP 1  // nvcc::fast::{expf, exp10f}
 #endif
 #ifndef SAMEBITS_NVCC_HAS_HOST_FAST
-#define SAMEBITS_NVCC_HAS_HOST_FAST 0  // nvcc::fast::{logf, log2f} (MUFU.LG2 model pending)
+#define SAMEBITS_NVCC_HAS_HOST_FAST 1  // nvcc::fast::{logf, log2f} (MUFU lg2 model)
 #endif
 
 namespace {

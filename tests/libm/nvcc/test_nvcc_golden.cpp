@@ -72,13 +72,13 @@ TEST_CASE("nvcc host path == H200, default flags") {
       {"exp10f", samebits::nvcc::exp10f},     {"logf", samebits::nvcc::logf},
       {"log2f", samebits::nvcc::log2f},       {"log10f", samebits::nvcc::log10f},
       {"__expf", samebits::nvcc::fast::expf}, {"__exp10f", samebits::nvcc::fast::exp10f},
+      {"__logf", samebits::nvcc::fast::logf}, {"__log2f", samebits::nvcc::fast::log2f},
   };
   for (const auto& [name, fn] : cases) {
     INFO(name);
     REQUIRE(g.results.count(name) == 1);
     CHECK(mismatches(g, g.results.at(name), fn, name) == 0);
   }
-  WARN("__logf, __log2f: no host path yet (MUFU.LG2 model pending); not checked");
 }
 
 TEST_CASE("nvcc host path == H200, -ftz=true") {
@@ -100,4 +100,8 @@ TEST_CASE("nvcc golden comparison catches a planted one-ulp change") {
   std::vector<std::uint32_t> planted = g.results.at("expf");
   planted[12345] += 1;
   CHECK(mismatches(g, planted, samebits::nvcc::expf, "planted") == 1);
+  // The same through the MUFU lg2 model (__log2f).
+  std::vector<std::uint32_t> planted_lg2 = g.results.at("__log2f");
+  planted_lg2[54321] += 1;
+  CHECK(mismatches(g, planted_lg2, samebits::nvcc::fast::log2f, "planted __log2f") == 1);
 }

@@ -5,7 +5,7 @@
 //
 // Every product here either ends an expression or feeds an fma as a factor,
 // so -ffp-contract=fast has nothing to fuse. The MUFU instructions come from
-// the hardware model (nvcc/mufu_model.hpp): ex2.approx so far.
+// the hardware model (nvcc/mufu_model.hpp): ex2.approx and lg2.approx.
 #pragma once
 
 #include <cstdint>
@@ -59,4 +59,6 @@ SAMEBITS_FUNC float fma_rm(float a, float b, float c) {
 SAMEBITS_FUNC float ex2_approx_ftz(float a) { return model::ex2_approx_ftz(a); }
 template <bool Ftz>
 SAMEBITS_FUNC float ex2_approx(float a) { return Ftz ? model::ex2_approx_ftz(a) : model::ex2_approx(a); }
+template <bool Ftz>
+SAMEBITS_FUNC float lg2_approx(float a) { return Ftz ? model::lg2_approx_ftz(a) : model::lg2_approx(a); }
 }  // namespace samebits::nvcc::host

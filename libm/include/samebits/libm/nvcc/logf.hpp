@@ -14,7 +14,8 @@
 // log10f = logf's y times log10(e) (0x3EDE5BD9), before the zero test.
 //
 // Device path: inline PTX. Host path: the same operations in IEEE binary32
-// (nvcc/host_ops.hpp); no MUFU is involved, so no model is needed.
+// (nvcc/host_ops.hpp); logf / log2f / log10f involve no MUFU, the intrinsics
+// use the model of MUFU lg2 (nvcc/mufu_lg2_model.hpp).
 #pragma once
 
 #include <cstdint>
@@ -174,16 +175,15 @@ SAMEBITS_FUNC float log2f(float x) { return detail::log2f<true>(x); }
 SAMEBITS_FUNC float log10f(float x) { return detail::log10f<true>(x); }
 }  // namespace ftz
 
-#if defined(SAMEBITS_LANG_CUDA)
-// The intrinsics: MUFU lg2, then (for __logf) one multiply by ln 2. Device
-// only (declared in both CUDA passes) until the model of MUFU.LG2 lands.
+// The intrinsics: MUFU lg2, then (for __logf) one multiply by ln 2 rounded
+// to binary32 (mul.f32, not ftz). Device path: lg2.approx.f32; host path:
+// the measured model of the H200's MUFU lg2 (nvcc/mufu_lg2_model.hpp).
 namespace fast {
-__device__ __forceinline__ float logf(float x) {
-  return ptx::mul<false>(ptx::lg2_approx<false>(x), fp::from_bits(0x3F317218u));
+SAMEBITS_FUNC float logf(float x) {
+  return detail::ops::mul<false>(detail::ops::lg2_approx<false>(x), fp::from_bits(0x3F317218u));
 }
-__device__ __forceinline__ float log2f(float x) { return ptx::lg2_approx<false>(x); }
+SAMEBITS_FUNC float log2f(float x) { return detail::ops::lg2_approx<false>(x); }
 }  // namespace fast
-#endif
 
 }  // namespace samebits::nvcc
 

@@ -1,5 +1,6 @@
 // samebits/libm/nvcc/mufu_model.hpp — a bit-exact software model of the
-// H200's (sm_90) MUFU.EX2 instruction, for the host path of samebits::nvcc.
+// H200's (sm_90) MUFU.EX2 instruction, for the host path of samebits::nvcc;
+// MUFU lg2 is modelled in nvcc/mufu_lg2_model.hpp, included here.
 //
 // Measured on the H200 (tests/device/mufu_probe.cu, 0 exceptions over every
 // input of (-126, 128); docs/libm/results/h200/mufu/mufu_rules.jsonl):
@@ -21,6 +22,7 @@
 #include "samebits/libm/cr/exp2f.hpp"
 #include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/nvcc/mufu_ex2_tables.hpp"
+#include "samebits/libm/nvcc/mufu_lg2_model.hpp"  // MUFU lg2: lg2_approx, lg2_approx_ftz
 #include "samebits/libm/platform.hpp"
 
 namespace samebits::nvcc::model {
