@@ -3,10 +3,11 @@
 // one order, the same on every target, so a faster order for one target is a
 // trade against the others; docs/libm/cr.md records the choice).
 //
-// Variants (bits may differ from samebits::cr; they are timed, not proven):
+// Variants (timed, not proven):
 //   cr::expf / cr::logf   the library as it is
-//   estrin                same reduction and tables, Estrin's scheme for the polynomial
-//                         (shorter dependency chains, 2 more binary64 operations)
+//   estrin                the library's arithmetic (reduction, tables, Estrin's scheme,
+//                         which the library adopted after this experiment) with every rare
+//                         input returned unchanged: the cost of the common path alone
 //   identity              the harness alone (input generation and folding)
 //   nvcc -O3 -std=c++20 -arch=sm_90 --extended-lambda -I libm/include bench/gpu/cr_variants.cu -o cr_variants
 #include <cuda_runtime.h>

@@ -30,19 +30,12 @@
 
 #include "samebits/libm/cr/log2f.hpp"
 #include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/nvcc/mufu_ex2_tables.hpp"  // detail::base64_value
 #include "samebits/libm/nvcc/mufu_lg2_tables.hpp"
 #include "samebits/libm/platform.hpp"
 
 namespace samebits::nvcc::model {
 namespace detail {
-
-// The standard base64 alphabet, decoded by arithmetic (no table).
-SAMEBITS_FUNC constexpr std::uint32_t lg2_b64(char c) {
-  return c >= 'a' ? static_cast<std::uint32_t>(c - 'a' + 26)
-         : c >= 'A' ? static_cast<std::uint32_t>(c - 'A')
-         : c >= '0' ? static_cast<std::uint32_t>(c - '0' + 52)
-         : c == '+' ? 62u : 63u;
-}
 
 // The w-bit field (w <= 48, and p % 6 + w <= 48) at bit p of a base64 string
 // whose character k holds bits 6k .. 6k + 5. Reads only the characters that
@@ -50,7 +43,7 @@ SAMEBITS_FUNC constexpr std::uint32_t lg2_b64(char c) {
 SAMEBITS_FUNC std::uint64_t lg2_field(const char* s, std::uint32_t p, std::uint32_t w) {
   const std::uint32_t c0 = p / 6, c1 = (p + w + 5) / 6;
   std::uint64_t acc = 0;
-  for (std::uint32_t c = c0; c < c1; ++c) acc |= static_cast<std::uint64_t>(lg2_b64(s[c])) << (6 * (c - c0));
+  for (std::uint32_t c = c0; c < c1; ++c) acc |= static_cast<std::uint64_t>(base64_value(s[c])) << (6 * (c - c0));
   return (acc >> (p % 6)) & ((std::uint64_t{1} << w) - 1u);
 }
 
