@@ -59,6 +59,63 @@ SAMEBITS_NVCC_WRAPPERS(, )
 SAMEBITS_NVCC_WRAPPERS(__attribute__((target("fma"))), _fma)
 #endif
 
+// samebits::hipcc: template wrappers, one per (mode, clang version, model
+// direction, function), compiled for FMA hardware where the host has it.
+template <hipcc::Mode M, hipcc::Clang V, int Dir>
+struct Hipcc {
+  using F = hipcc::Functions<M, V, hipcc::CrModel<Dir>>;
+#define SAMEBITS_HIPCC_WRAP(ATTR, SUFFIX)                                          \
+  static ATTR float expf##SUFFIX(float x) { return F::expf(x); }                   \
+  static ATTR float exp2f##SUFFIX(float x) { return F::exp2f(x); }                 \
+  static ATTR float exp10f##SUFFIX(float x) { return F::exp10f(x); }               \
+  static ATTR float logf##SUFFIX(float x) { return F::logf(x); }                   \
+  static ATTR float log2f##SUFFIX(float x) { return F::log2f(x); }                 \
+  static ATTR float log10f##SUFFIX(float x) { return F::log10f(x); }               \
+  static ATTR float triton_expf##SUFFIX(float x) { return F::triton_expf(x); }
+  SAMEBITS_HIPCC_WRAP(, )
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  SAMEBITS_HIPCC_WRAP(__attribute__((target("fma"))), _fma)
+#endif
+#undef SAMEBITS_HIPCC_WRAP
+};
+
+// Fills t with the functions of Hipcc<M, V, Dir>: all six, or (Only) the two
+// where clang 19 differs from clang 22, or (Triton) tl.exp and tl.log.
+enum class HipccSet { all, clang19, triton };
+template <hipcc::Mode M, hipcc::Clang V, int Dir>
+void hipcc_fill(FloatFn* t, HipccSet set) {
+  using H = Hipcc<M, V, Dir>;
+  auto put = [&](Func f, FloatFn fn) { t[static_cast<int>(f)] = fn; };
+  if (set == HipccSet::triton) {
+    put(Func::exp, SAMEBITS_PICK(H::triton_expf));
+    put(Func::log, SAMEBITS_PICK(H::logf));
+    return;
+  }
+  put(Func::log, SAMEBITS_PICK(H::logf));
+  put(Func::log10, SAMEBITS_PICK(H::log10f));
+  if (set == HipccSet::clang19) return;
+  put(Func::exp, SAMEBITS_PICK(H::expf));
+  put(Func::exp2, SAMEBITS_PICK(H::exp2f));
+  put(Func::exp10, SAMEBITS_PICK(H::exp10f));
+  put(Func::log2, SAMEBITS_PICK(H::log2f));
+}
+
+template <hipcc::Mode M, hipcc::Clang V>
+Implementation hipcc_impl(std::string name, std::string description, HipccSet set) {
+  Implementation h;
+  h.name = std::move(name);
+  h.description = std::move(description);
+  h.provenance = "structure-exact, not bit-verified against AMD hardware (v_exp_f32/v_log_f32 modelled as correctly rounded)";
+  hipcc_fill<M, V, 0>(h.fn, set);
+  ModelVariant up, down;
+  up.label = "v_exp/v_log modelled 1 ulp up";
+  down.label = "v_exp/v_log modelled 1 ulp down";
+  hipcc_fill<M, V, +1>(up.fn, set);
+  hipcc_fill<M, V, -1>(down.fn, set);
+  h.model_variants = {up, down};
+  return h;
+}
+
 std::vector<Implementation> build() {
   std::vector<Implementation> v;
   Implementation g;
@@ -128,6 +185,18 @@ std::vector<Implementation> build() {
   nt.fn[static_cast<int>(Func::exp)] = SAMEBITS_PICK(nvcc_fast_expf);
   nt.fn[static_cast<int>(Func::log)] = SAMEBITS_PICK(nvcc_logf);
   v.push_back(nt);
+  // hipcc: clang's AMDGPU lowering (gfx942, gfx950), host path with a model of
+  // v_exp_f32 / v_log_f32 (docs/libm/hipcc.md).
+  using hipcc::Clang;
+  using hipcc::Mode;
+  v.push_back(hipcc_impl<Mode::ieee, Clang::v22>(
+      "hipcc", "clang 22 HIP expf ... log10f for gfx942/gfx950, HIP defaults: host path of samebits::hipcc", HipccSet::all));
+  v.push_back(hipcc_impl<Mode::afn, Clang::v22>("hipcc:afn", "the same under -ffast-math / -fapprox-func", HipccSet::all));
+  v.push_back(hipcc_impl<Mode::daz, Clang::v22>("hipcc:daz", "the same under -fgpu-flush-denormals-to-zero", HipccSet::all));
+  v.push_back(hipcc_impl<Mode::ieee, Clang::v19>("hipcc:clang19", "clang 19's logf, log10f (where it differs from clang 22)",
+                                                 HipccSet::clang19));
+  v.push_back(hipcc_impl<Mode::ieee, Clang::v22>("hipcc:triton", "Triton's tl.exp and tl.log on AMD (exp2 of x log2(e); logf)",
+                                                 HipccSet::triton));
   return v;
 }
 

@@ -11,3 +11,4 @@
 #include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/cr.hpp"
 #include "samebits/libm/nvcc.hpp"
+#include "samebits/libm/hipcc.hpp"

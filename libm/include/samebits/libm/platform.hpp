@@ -69,3 +69,10 @@
 #if SAMEBITS_CPLUSPLUS < 201703L
 #  error "samebits/libm needs C++17 or later"
 #endif
+
+// ---- host instruction set (for value barriers, arch/barrier.hpp) -------------
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#  define SAMEBITS_HOST_X86 1
+#elif defined(__aarch64__)
+#  define SAMEBITS_HOST_AARCH64 1
+#endif

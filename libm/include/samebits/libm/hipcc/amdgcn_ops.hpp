@@ -1,0 +1,53 @@
+// samebits/libm/hipcc/amdgcn_ops.hpp — the same instruction set as
+// hipcc/ieee_ops.hpp, as the AMDGPU instructions themselves (HIP device pass).
+//
+// The builtins map one to one: __builtin_amdgcn_exp2f -> v_exp_f32,
+// __builtin_amdgcn_logf -> v_log_f32, __builtin_amdgcn_ldexpf -> v_ldexp_f32,
+// __builtin_rintf -> v_rndne_f32, __builtin_fmaf -> v_fma_f32. Products pass
+// through arch::opaque, so that neither HIP's default contraction nor a
+// surrounding kernel can fold them into an fma (clang's own lowering is not
+// contracted: it runs after the IR optimisations). The denormal mode is the
+// kernel's (-fgpu-flush-denormals-to-zero or not): Daz only selects which of
+// clang's sequences is emitted; it must match the kernel's mode.
+#pragma once
+
+#include <cstdint>
+
+#include "samebits/libm/arch/barrier.hpp"
+#include "samebits/libm/platform.hpp"
+
+#if defined(SAMEBITS_DEVICE_AMDGPU)
+
+namespace samebits::hipcc::amdgcn {
+
+struct Ops {
+  static SAMEBITS_FUNC float mul(float a, float b) { return arch::opaque(a * b); }
+  static SAMEBITS_FUNC float add(float a, float b) { return a + b; }
+  static SAMEBITS_FUNC float sub(float a, float b) { return a - b; }
+  static SAMEBITS_FUNC float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+  static SAMEBITS_FUNC float rndne(float a) { return __builtin_rintf(a); }
+  // v_cvt_i32_f32 saturates (NaN -> 0); a C++ conversion would be undefined
+  // out of range, so the instruction is written out.
+  static SAMEBITS_FUNC std::int32_t cvt_i32(float a) {
+    std::int32_t i;
+    __asm__("v_cvt_i32_f32 %0, %1" : "=v"(i) : "v"(a));
+    return i;
+  }
+  // The exponent is opaque: LLVM would otherwise turn ldexp(x, c ? 32 : 0) into
+  // a select of multiplies, which computes the same value by other instructions.
+  static SAMEBITS_FUNC float ldexp(float a, std::int32_t n) { return __builtin_amdgcn_ldexpf(a, arch::opaque(n)); }
+  static SAMEBITS_FUNC float v_exp(float a) { return __builtin_amdgcn_exp2f(a); }
+  static SAMEBITS_FUNC float v_log(float a) { return __builtin_amdgcn_logf(a); }
+  static SAMEBITS_FUNC bool lt(float a, float b) { return a < b; }
+  // |y| < inf as clang writes it (v_cmp_lt_f32 with an |.| modifier); LLVM
+  // would turn a visible comparison with inf into v_cmp_class_f32.
+  static SAMEBITS_FUNC bool finite_abs(float y) { return __builtin_fabsf(y) < arch::opaque(__builtin_inff()); }
+  static SAMEBITS_FUNC bool gt(float a, float b) { return a > b; }
+  static SAMEBITS_FUNC float abs(float a) { return __builtin_fabsf(a); }
+  static SAMEBITS_FUNC float select(bool c, float a, float b) { return c ? a : b; }
+  static SAMEBITS_FUNC float result(float, float y) { return y; }  // the hardware's NaN
+};
+
+}  // namespace samebits::hipcc::amdgcn
+
+#endif  // SAMEBITS_DEVICE_AMDGPU
