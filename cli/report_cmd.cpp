@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -68,6 +69,64 @@ Speed host_speed(FloatFn fn, FloatFn glibc_fn, Func f) {
   return s;
 }
 
+// The hipcc certification recorded at build time (cli/meson.build): per
+// compiler, target and mode, whether each function's AMD device code has
+// clang's own dataflow (alone and in a refolding context), and the negative
+// controls.
+nlohmann::json hipcc_certification() {
+  const std::string path = SAMEBITS_HIPCC_CERT_JSON;
+  if (path.empty()) return nullptr;
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    return nullptr;
+  }
+}
+
+void print_hipcc_certification(const nlohmann::json& rows) {
+  fmt::print("\nhipcc certification: our AMD device code vs clang's own __builtin_F, same dataflow\n"
+             "(tests/libm/hipcc/check_hipcc_dataflow.py, run at build time; 'ok' = alone and in a refolding context)\n");
+  if (rows.is_null()) {
+    fmt::print("  not run: clang++-22 was not found when samebits was built\n");
+    return;
+  }
+  // (compiler, target, mode) -> function -> all same; controls caught / total.
+  std::map<std::string, std::map<std::string, bool>> same;
+  std::map<std::string, std::pair<int, int>> controls;
+  std::vector<std::string> order;
+  for (const auto& r : rows) {
+    if (r.contains("status")) {
+      fmt::print("  {} {}: {}\n", r.value("compiler", ""), r.value("target", ""), r.value("status", ""));
+      continue;
+    }
+    const std::string key = fmt::format("{:<40} {:<7} {:<5}", r.value("compiler", ""), r.value("target", ""), r.value("mode", ""));
+    if (!same.count(key) && !controls.count(key)) order.push_back(key);
+    if (r.contains("function")) {
+      const std::string f = r["function"].get<std::string>();
+      const bool ok = r.value("same_dataflow", false);
+      const auto it = same[key].find(f);
+      same[key][f] = (it == same[key].end() || it->second) && ok;  // alone and refolding
+    } else {
+      auto& c = controls[key];
+      c.first += r.value("caught", false);
+      c.second += 1;
+    }
+  }
+  fmt::print("  {:<40} {:<7} {:<5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", "compiler", "target", "mode", "expf",
+             "exp2f", "exp10f", "logf", "log2f", "log10f", "controls caught");
+  for (const auto& k : order) {
+    std::string line = "  " + k;
+    for (const char* f : {"expf", "exp2f", "exp10f", "logf", "log2f", "log10f"}) {
+      const auto it = same[k].find(f);
+      line += fmt::format(" {:>6}", it == same[k].end() ? "-" : it->second ? "ok" : "DIFF");
+    }
+    line += fmt::format("  {}/{}", controls[k].first, controls[k].second);
+    fmt::print("{}\n", line);
+  }
+}
+
 int run_report(const ReportArgs& a) {
   nlohmann::json rows = nlohmann::json::array();
   if (!a.json) {
@@ -109,9 +168,11 @@ int run_report(const ReportArgs& a) {
       }
     }
   }
+  const nlohmann::json cert = hipcc_certification();
   if (a.json) {
-    fmt::print("{}\n", nlohmann::json{{"sample_stride", a.stride}, {"rows", rows}}.dump(2));
+    fmt::print("{}\n", nlohmann::json{{"sample_stride", a.stride}, {"rows", rows}, {"hipcc_certification", cert}}.dump(2));
   } else {
+    print_hipcc_certification(cert);
     for (const auto& impl : implementations()) fmt::print("\n{}: {}", impl.name, impl.provenance);
     fmt::print("\n");
     fmt::print("'not CR' = results whose encoding differs from the correctly rounded one; 'max ulp' is\n"
