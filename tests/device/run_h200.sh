@@ -4,6 +4,7 @@
 #     cr-bench   bench/gpu/cr_throughput.cu and bench/gpu/cr_variants.cu
 #     cr         tests/device/run_cr_h200.sh gpu (bitwise GPU vs host, both builds, + throughput)
 #     nvcc       tests/device/run_nvcc_h200.sh (nvcc personality vs CUDA, host vs GPU, golden vectors)
+#     hipcc      tests/device/hipcc_bitwise.cu (samebits::hipcc NVIDIA path vs host path, all inputs)
 #     mufu       tests/device/mufu_probe.cu + mufu_summarize.py (MUFU ex2/lg2 measurements)
 #     lg2-rule   tests/device/lg2_rule_probe.cu (a candidate rule for MUFU lg2, all inputs)
 #     mufu-model tests/device/mufu_model_check.cu (the host model vs the instructions, all inputs)
@@ -43,6 +44,15 @@ for part in "$@"; do
       "$work/mufu_probe" "$work/mufu" | tee "$work/text/mufu_rules.jsonl" || status=1
       python3 tests/device/mufu_summarize.py "$work/mufu" | tee "$work/text/mufu_tables.jsonl" || status=1
       mv "$work"/mufu/*.npz.xz "$out/"
+      ;;
+    hipcc)
+      # samebits::hipcc's NVIDIA path == its host path, all 2^32 inputs, 23 functions,
+      # built with default flags and with -use_fast_math (HIPCC_BUILDS to choose).
+      for b in ${HIPCC_BUILDS:-default use_fast_math}; do
+        extra=(); [ "$b" = use_fast_math ] && extra=(-use_fast_math)
+        nvcc "${flags[@]}" "${extra[@]}" tests/device/hipcc_bitwise.cu -o "$work/hipcc_bitwise_$b" || { status=1; continue; }
+        "$work/hipcc_bitwise_$b" "$b" | tee -a "$work/text/hipcc_bitwise.jsonl" || status=1
+      done
       ;;
     lg2-rule)
       nvcc -O3 -std=c++20 -arch=sm_90 tests/device/lg2_rule_probe.cu -o "$work/lg2_rule_probe" || { status=1; continue; }
