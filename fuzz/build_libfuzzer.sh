@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang-22 and sanitizers into OUTDIR
+# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep, each linked
+# with the oracle's sources compiled the same way.
+#   bash fuzz/build_libfuzzer.sh [OUTDIR]
+# Run one (docs/reliability.md has the runs recorded so far):
+#   build-fuzz/fuzz_libm -max_total_time=1800 -print_final_stats=1 fuzz/corpus/libm
+# New corpus entries go to the first directory; commit the ones worth keeping.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-build-fuzz}
+mkdir -p "$out/obj"
+cxx=${CXX_FUZZ:-clang++-22}
+flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+       -fno-sanitize-recover=undefined -I libm/include -I oracle/include)
+objs=()
+for src in oracle/src/*.cpp; do
+  o="$out/obj/$(basename "${src%.cpp}").o"
+  "$cxx" "${flags[@]}" -c "$src" -o "$o" &
+  objs+=("$o")
+done
+wait
+for h in libm tensor_io sweep; do
+  "$cxx" "${flags[@]}" -fsanitize=fuzzer,address,undefined "fuzz/fuzz_$h.cpp" "${objs[@]}" \
+    -lmpfr -lgmp -lpthread -o "$out/fuzz_$h"
+  echo "$out/fuzz_$h"
+done
