@@ -36,6 +36,7 @@ struct ScoreArgs {
   unsigned threads = 0;
   bool json = false;
   bool no_filter = false;
+  bool no_variants = false;
   bool list = false;
   bool quiet = false;
 };
@@ -214,7 +215,7 @@ int run_score(const ScoreArgs& a) {
   // sweep again for each, so that the report bounds what hardware within its
   // documented accuracy can give.
   std::vector<std::pair<std::string, SweepResult>> variants;
-  if (impl)
+  if (impl && !a.no_variants)
     for (const ModelVariant& mv : impl->model_variants)
       if (const FloatFn vf = mv.get(*f)) {
         FunctionSubject vs(vf);
@@ -287,6 +288,9 @@ Command add_score_command(CLI::App& root) {
   app->add_option("--threads", args->threads, "worker threads (default: all cores)");
   app->add_flag("--json", args->json, "print one JSON document instead of the table");
   app->add_flag("--no-filter", args->no_filter, "call MPFR for every input (slow; checks the filter)");
+  app->add_flag("--no-variants", args->no_variants,
+                "skip the model variants (hipcc: v_exp/v_log one ulp up and down), which score again and, "
+                "being off on most inputs, are slow over all 2^32 inputs");
   app->add_flag("--list", args->list, "list the implementations");
   app->add_flag("-q,--quiet", args->quiet, "no progress on stderr");
   return {app, [args] { return run_score(*args); }};
