@@ -18,4 +18,4 @@ clang++-22 "${flags[@]}" -DSAMEBITS_USER_FUNCTION="$fn" -DSAMEBITS_USER_MATH="$m
   "$root/fuzz/fuzz_user.cpp" "$src" "$root"/oracle/src/{functions,reference,filter,ulp,specials}.cpp \
   -lmpfr -lgmp -lpthread -o "$out/fuzz_user"
 mkdir -p "$out/corpus"
-SAMEBITS_MAX_ULP=$ulp "$out/fuzz_user" -max_total_time="$secs" -print_final_stats=1 "$out/corpus" "$root/fuzz/corpus/libm"
+SAMEBITS_MAX_ULP=$ulp "$out/fuzz_user" -artifact_prefix="$out/" -max_total_time="$secs" -print_final_stats=1 "$out/corpus" "$root/fuzz/corpus/libm"
