@@ -8,6 +8,8 @@
 #     mufu       tests/device/mufu_probe.cu + mufu_summarize.py (MUFU ex2/lg2 measurements)
 #     lg2-rule   tests/device/lg2_rule_probe.cu (a candidate rule for MUFU lg2, all inputs)
 #     mufu-model tests/device/mufu_model_check.cu (the host model vs the instructions, all inputs)
+#     triton     tests/device/triton/triton_bitwise.py (samebits.triton vs C++, all inputs;
+#                softmax 10^8; fusion context; bench; AMD compile through Triton)
 #     accuracy   CUDA's own functions on all 2^32 inputs (tests/device/dump_cuda_outputs.cu),
 #                scored on this machine's CPU by a static samebits carried in build-static/;
 #                Triton's tl.exp / tl.log compared with them (tests/device/triton_lowering.py)
@@ -20,6 +22,14 @@ mkdir -p "$out"
 work=$(mktemp -d /tmp/samebits-run.XXXXXX)
 mkdir -p "$work/text"
 status=0
+# Whatever ran is packed even when the run is cut short (timeout sends TERM).
+finish() {
+  tar -czf "$out/results.tar.gz" -C "$work/text" .
+  rm -rf "$work"
+  ls -la "$out"
+}
+trap finish EXIT
+trap 'echo "terminated during a part" >&2; exit 124' TERM
 flags=(-O3 -std=c++20 -arch=sm_90 -I libm/include)
 for part in "$@"; do
   echo "=== $part $(date -u +%T)"
@@ -87,10 +97,26 @@ for part in "$@"; do
       done
       rm -f "$shm/gpu_out.f32"
       ;;
+    triton)
+      # samebits.triton vs the C++ functions (tests/device/triton/triton_bitwise.py; sections
+      # with TRITON_SECTIONS). The package is installed the way a user would (pip, no
+      # network, no build isolation); where pip cannot, PYTHONPATH=python is used, and said.
+      mkdir -p "$work/tri" "$work/text/triton"
+      nvcc "${flags[@]}" -shared -Xcompiler -fPIC tests/device/triton/cxx_ref.cu -o "$work/tri/libsb_ref.so" &&
+        nvcc "${flags[@]}" -ftz=true -shared -Xcompiler -fPIC tests/device/triton/cxx_ref.cu -o "$work/tri/libsb_ref_ftz.so" ||
+        { status=1; continue; }
+      pyp=python
+      if python3 -m pip install -q --no-build-isolation --no-deps --no-index --target "$work/pyinst" ./python \
+          > "$work/text/triton/pip_install.txt" 2>&1; then
+        pyp="$work/pyinst"; echo "pip install ./python: ok" | tee -a "$work/text/triton/pip_install.txt"
+      else
+        echo "pip install ./python failed (above); using PYTHONPATH=python" | tee -a "$work/text/triton/pip_install.txt"
+      fi
+      PYTHONPATH="$pyp" python3 tests/device/triton/triton_bitwise.py "$work/tri" "$work/text/triton" ${TRITON_SECTIONS:-} ||
+        status=1
+      cuobjdump -sass "$work/tri/libsb_ref.so" > "$work/text/triton/cxx_ref.sass" 2>&1
+      ;;
     *) echo "unknown part: $part" >&2; status=2 ;;
   esac
 done
-tar -czf "$out/results.tar.gz" -C "$work/text" .
-rm -rf "$work"
-ls -la "$out"
 exit $status

@@ -3,7 +3,9 @@
 // torch's device buffers (same process, same GPU, same inputs):
 //   sb_apply(name, x, y, n)        y[i] = F(x[i]) for F named "nvcc.expf",
 //                                  "nvcc.ftz.logf", "nvcc.fast.expf", "cr.log2f",
-//                                  "cuda.expf", "cuda.__expf", ...
+//                                  "cuda.expf", "cuda.__expf", ...; and F in
+//                                  context: "ctx.nvcc.expf" = F(x) + x,
+//                                  "ctxrn.nvcc.expf" = __fadd_rn(F(x), x)
 //   sb_softmax(which, x, y, rows)  row softmax over rows of kCols floats:
 //                                  which 0: samebits::nvcc::expf, 1: CUDA's __expf
 // Built twice: default flags (libsb_ref.so) and -ftz=true (libsb_ref_ftz.so,
@@ -35,10 +37,33 @@ __device__ float cuda_fast_exp10f(float x) { return __exp10f(x); }
 __device__ float cuda_fast_logf(float x) { return __logf(x); }
 __device__ float cuda_fast_log2f(float x) { return __log2f(x); }
 
+// The function in context: its result consumed by an add, written plainly
+// (the compiler may contract the function's last multiply into the add, as
+// it does for CUDA's own expf) and with __fadd_rn (no contraction possible).
+template <float (*F)(float)>
+__global__ void context_kernel(const float* __restrict__ x, float* __restrict__ y, long long n) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride) y[i] = F(x[i]) + x[i];
+}
+template <float (*F)(float)>
+__global__ void context_rn_kernel(const float* __restrict__ x, float* __restrict__ y, long long n) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride)
+    y[i] = __fadd_rn(F(x[i]), x[i]);
+}
+
 using Fn = void (*)(const float*, float*, long long);
 template <float (*F)(float)>
 void launch(const float* x, float* y, long long n) {
   apply_kernel<F><<<132 * 16, kThreads>>>(x, y, n);
+}
+template <float (*F)(float)>
+void launch_context(const float* x, float* y, long long n) {
+  context_kernel<F><<<132 * 16, kThreads>>>(x, y, n);
+}
+template <float (*F)(float)>
+void launch_context_rn(const float* x, float* y, long long n) {
+  context_rn_kernel<F><<<132 * 16, kThreads>>>(x, y, n);
 }
 
 struct Entry {
@@ -69,6 +94,13 @@ const Entry kEntries[] = {
     {"cuda.__exp10f", launch<cuda_fast_exp10f>},
     {"cuda.__logf", launch<cuda_fast_logf>},
     {"cuda.__log2f", launch<cuda_fast_log2f>},
+    // F(x) + x, plain and with __fadd_rn (the fusion check, docs/libm/triton.md)
+    {"ctx.nvcc.expf", launch_context<samebits::nvcc::expf>},
+    {"ctx.nvcc.exp10f", launch_context<samebits::nvcc::exp10f>},
+    {"ctx.cuda.expf", launch_context<cuda_expf>},
+    {"ctx.cuda.exp10f", launch_context<cuda_exp10f>},
+    {"ctxrn.nvcc.expf", launch_context_rn<samebits::nvcc::expf>},
+    {"ctxrn.nvcc.exp10f", launch_context_rn<samebits::nvcc::exp10f>},
 };
 
 // Row softmax with the reduction order samebits.triton's test kernel uses
