@@ -101,6 +101,9 @@ const Entry kEntries[] = {
     {"ctx.cuda.exp10f", launch_context<cuda_exp10f>},
     {"ctxrn.nvcc.expf", launch_context_rn<samebits::nvcc::expf>},
     {"ctxrn.nvcc.exp10f", launch_context_rn<samebits::nvcc::exp10f>},
+    {"ctx.nvcc.fast.logf", launch_context<samebits::nvcc::fast::logf>},
+    {"ctx.cuda.__logf", launch_context<cuda_fast_logf>},
+    {"ctxrn.nvcc.fast.logf", launch_context_rn<samebits::nvcc::fast::logf>},
 };
 
 // Row softmax with the reduction order samebits.triton's test kernel uses

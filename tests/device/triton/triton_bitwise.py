@@ -340,58 +340,65 @@ def bad_expf(x):
 
 
 def section_context(ref, tmpdir):
+    """F(x) + x: does the caller's add absorb F's last multiply (FFMA), and does it matter?
+
+    expf/exp10f end with a multiply by 2^k (exact unless the result is
+    subnormal); nvcc.fast.logf ends with lg2(x) * ln2, an inexact multiply."""
     ks = Kernels(tmpdir, "context")
     rows = []
-    for f in ["expf", "exp10f"]:
-        expr, imp = sb_expr(f"nvcc.{f}")
-        rows.append((f, "shipped text", ks.add("context", expr, imp)))
-        src = getattr(sbt.nvcc, f"_{f.upper()}_PTX")
+    funcs = [("expf", "nvcc.expf", sbt.nvcc, "_EXPF_PTX", "cuda.expf"),
+             ("exp10f", "nvcc.exp10f", sbt.nvcc, "_EXP10F_PTX", "cuda.exp10f"),
+             ("fast.logf", "nvcc.fast.logf", sbt.nvcc.fast, "_LOGF_PTX", "cuda.__logf")]
+    for f, path, mod, const_name, cuda_name in funcs:
+        expr, imp = sb_expr(path)
+        rows.append((f, path, cuda_name, "shipped text", ks.add("context", expr, imp)))
+        src = getattr(mod, const_name)
         src = src.value if hasattr(src, "value") else src
         last = src.rfind("mul.f32 ")
+        assert last >= 0, f"{path}: no mul.f32 in its text"
         rn = src[:last] + "mul.rn.f32 " + src[last + len("mul.f32 "):]
-        const = f"_RN_{f.upper()}_PTX"
+        alias = f"rn_{f.replace('.', '_')}"
+        const = f"_RN_{alias.upper()}_PTX"
         ks.definitions.append(f"{const} = tl.constexpr({rn!r})")
         ks.definitions.append(f'''
 @triton.jit
-def rn_{f}(x):
+def {alias}(x):
     y = tl.inline_asm_elementwise({const}, "=r,r", [x.to(tl.int32, bitcast=True)], dtype=tl.int32,
                                   is_pure=True, pack=1)
     return y.to(tl.float32, bitcast=True)''')
-        rows.append((f, "last multiply mul.rn.f32", ks.add("context", f"rn_{f}(x)")))
-        rows.append((f, "last multiply mul.rn.f32, alone", ks.add("apply", f"rn_{f}(x)")))
+        rows.append((f, path, cuda_name, "last multiply mul.rn.f32", ks.add("context", f"{alias}(x)")))
+        rows.append((f, path, cuda_name, "last multiply mul.rn.f32, alone", ks.add("apply", f"{alias}(x)")))
     ks.build()
     y_t = torch.empty(CHUNK, dtype=torch.float32, device="cuda")
     y_c = torch.empty_like(y_t)
     totals = {}
+
+    def add(key, n):
+        totals[key] = totals.get(key, 0) + n
+
     for base, x in all_inputs_chunks():
-        for f, variant, kname in rows:
-            k = ks[kname]
-            handle = k[(triton.cdiv(CHUNK, BLOCK),)](x, y_t, CHUNK)
+        for f, path, cuda_name, variant, kname in rows:
+            handle = ks[kname][(triton.cdiv(CHUNK, BLOCK),)](x, y_t, CHUNK)
             if base == 0:
                 for kind in ("ptx", "sass"):
                     try:
                         text = handle.asm[kind]  # "sass" is made on request (cuobjdump)
-                    except Exception as e:  # sass needs nvdisasm/cuobjdump
+                    except Exception as e:
                         text = f"unavailable: {e}"
-                    if text:
-                        with open(os.path.join(OUTDIR, f"context_{kname}.{kind}"), "w") as fh:
-                            fh.write(text if isinstance(text, str) else text.decode())
-            cnames = [f"nvcc.{f}"] if variant.endswith("alone") else [f"ctx.nvcc.{f}", f"ctxrn.nvcc.{f}", f"ctx.cuda.{f}"]
+                    with open(os.path.join(OUTDIR, f"context_{kname}.{kind}"), "w") as fh:
+                        fh.write(text if isinstance(text, str) else text.decode())
+            cnames = [path] if variant.endswith("alone") else [f"ctx.{path}", f"ctxrn.{path}", f"ctx.{cuda_name}"]
             for cname in cnames:
                 ref.apply(cname, x, y_c)
-                n, _ = mismatches(y_t, y_c)
-                totals[(f, variant, cname)] = totals.get((f, variant, cname), 0) + n
-        # CUDA C++ among itself: plain F(x)+x vs __fadd_rn(F(x), x)
-        for f in ["expf", "exp10f"]:
-            ref.apply(f"ctx.nvcc.{f}", x, y_t)
-            ref.apply(f"ctxrn.nvcc.{f}", x, y_c)
-            n, _ = mismatches(y_t, y_c)
-            totals[(f, "C++ samebits::nvcc F(x)+x", f"ctxrn.nvcc.{f}")] = totals.get((f, "C++ samebits::nvcc F(x)+x", f"ctxrn.nvcc.{f}"), 0) + n
-            ref.apply(f"ctx.cuda.{f}", x, y_t)
-            n, _ = mismatches(y_t, y_c)
-            totals[(f, "C++ CUDA F(x)+x", f"ctxrn.nvcc.{f}")] = totals.get((f, "C++ CUDA F(x)+x", f"ctxrn.nvcc.{f}"), 0) + n
-    for (f, variant, cname), n in totals.items():
-        report(measure=f"context F(x)+x, F={f}: Triton/{variant} vs C++ {cname}, all 2^32 inputs", mismatches=n)
+                add((f"Triton {path} [{variant}]", cname), mismatches(y_t, y_c)[0])
+        # CUDA C++ among itself: plain F(x) + x vs __fadd_rn(F(x), x)
+        for f, path, cuda_name, _, _ in rows[::3]:
+            ref.apply(f"ctxrn.{path}", x, y_c)
+            for plain in (f"ctx.{path}", f"ctx.{cuda_name}"):
+                ref.apply(plain, x, y_t)
+                add((f"C++ {plain}", f"ctxrn.{path}"), mismatches(y_t, y_c)[0])
+    for (who, cname), n in totals.items():
+        report(measure=f"context F(x) + x: {who} vs C++ {cname}, all 2^32 inputs", mismatches=n)
 
 
 def section_softmax(ref, tmpdir):
