@@ -71,7 +71,8 @@ struct Hipcc {
   static ATTR float logf##SUFFIX(float x) { return F::logf(x); }                   \
   static ATTR float log2f##SUFFIX(float x) { return F::log2f(x); }                 \
   static ATTR float log10f##SUFFIX(float x) { return F::log10f(x); }               \
-  static ATTR float triton_expf##SUFFIX(float x) { return F::triton_expf(x); }
+  static ATTR float triton_expf##SUFFIX(float x) { return F::triton_expf(x); }       \
+  static ATTR float triton_logf##SUFFIX(float x) { return F::triton_logf(x); }
   SAMEBITS_HIPCC_WRAP(, )
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   SAMEBITS_HIPCC_WRAP(__attribute__((target("fma"))), _fma)
@@ -88,7 +89,7 @@ void hipcc_fill(FloatFn* t, HipccSet set) {
   auto put = [&](Func f, FloatFn fn) { t[static_cast<int>(f)] = fn; };
   if (set == HipccSet::triton) {
     put(Func::exp, SAMEBITS_PICK(H::triton_expf));
-    put(Func::log, SAMEBITS_PICK(H::logf));
+    put(Func::log, SAMEBITS_PICK(H::triton_logf));
     return;
   }
   put(Func::log, SAMEBITS_PICK(H::logf));

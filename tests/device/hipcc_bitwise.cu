@@ -11,13 +11,14 @@ namespace {
 
 namespace h = samebits::hipcc;
 
-constexpr int kFunctions = 23;
+constexpr int kFunctions = 24;
 const char* const kNames[kFunctions] = {
     "hipcc::expf", "hipcc::exp2f", "hipcc::exp10f", "hipcc::logf", "hipcc::log2f", "hipcc::log10f",
     "hipcc::afn::expf", "hipcc::afn::exp2f", "hipcc::afn::exp10f", "hipcc::afn::logf", "hipcc::afn::log2f",
     "hipcc::afn::log10f", "hipcc::daz::expf", "hipcc::daz::exp2f", "hipcc::daz::exp10f", "hipcc::daz::logf",
     "hipcc::daz::log2f", "hipcc::daz::log10f", "hipcc::clang19::logf", "hipcc::clang19::log10f",
-    "hipcc::clang19::daz::logf", "hipcc::clang19::daz::log10f", "hipcc::triton::expf"};
+    "hipcc::clang19::daz::logf", "hipcc::clang19::daz::log10f", "hipcc::triton::expf",
+    "hipcc::triton::logf"};
 
 __host__ __device__ inline float apply(int f, float x) {
   switch (f) {
@@ -43,7 +44,8 @@ __host__ __device__ inline float apply(int f, float x) {
     case 19: return h::clang19::log10f(x);
     case 20: return h::clang19::daz::logf(x);
     case 21: return h::clang19::daz::log10f(x);
-    default: return h::triton::expf(x);
+    case 22: return h::triton::expf(x);
+    default: return h::triton::logf(x);
   }
 }
 

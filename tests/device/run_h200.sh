@@ -57,11 +57,12 @@ for part in "$@"; do
       ;;
     hipcc)
       # samebits::hipcc's NVIDIA path == its host path, all 2^32 inputs, 23 functions,
-      # built with default flags and with -use_fast_math (HIPCC_BUILDS to choose).
+      # built with default flags and with -use_fast_math (HIPCC_BUILDS to choose;
+      # HIPCC_ONLY=SUBSTRING runs the functions whose name contains it).
       for b in ${HIPCC_BUILDS:-default use_fast_math}; do
         extra=(); [ "$b" = use_fast_math ] && extra=(-use_fast_math)
         nvcc "${flags[@]}" "${extra[@]}" tests/device/hipcc_bitwise.cu -o "$work/hipcc_bitwise_$b" || { status=1; continue; }
-        "$work/hipcc_bitwise_$b" "$b" | tee -a "$work/text/hipcc_bitwise.jsonl" || status=1
+        "$work/hipcc_bitwise_$b" "$b" ${HIPCC_ONLY:-} | tee -a "$work/text/hipcc_bitwise.jsonl" || status=1
       done
       ;;
     lg2-rule)

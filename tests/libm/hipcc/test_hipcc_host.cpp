@@ -94,6 +94,7 @@ TEST_CASE("hipcc: these flags give the bits of the project's build (oracle libra
       {"hipcc:afn", Func::log, samebits::hipcc::afn::logf}, {"hipcc:daz", Func::exp, samebits::hipcc::daz::expf},
       {"hipcc:daz", Func::log, samebits::hipcc::daz::logf}, {"hipcc:clang19", Func::log, samebits::hipcc::clang19::logf},
       {"hipcc:triton", Func::exp, samebits::hipcc::triton::expf},
+      {"hipcc:triton", Func::log, samebits::hipcc::triton::logf},
   };
   for (const Case& c : cases) {
     const auto* impl = samebits::oracle::find_implementation(c.impl);

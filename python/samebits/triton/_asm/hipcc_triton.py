@@ -9,21 +9,21 @@ import triton.language as tl
 # samebits::hipcc::triton::expf (HIP defaults)
 _EXPF_ASM = tl.constexpr("""
 v_mov_b32 v0, $1
-v_mul_f32_e32 v0, 0x3fb8aa3b, v0
+v_mul_f32_e32 v1, 0x3fb8aa3b, v0
 s_mov_b32 s0, 0xc2fc0000
-v_mov_b32_e32 v1, 0x42800000
-v_cmp_gt_f32_e32 vcc, s0, v0
+v_mov_b32_e32 v2, 0x42800000
+v_cmp_gt_f32_e32 vcc, s0, v1
 s_nop 1
-v_cndmask_b32_e32 v1, 0, v1, vcc
-v_add_f32_e32 v0, v0, v1
-v_exp_f32_e32 v0, v0
+v_cndmask_b32_e32 v1, 0, v2, vcc
+v_fmac_f32_e32 v1, 0x3fb8aa3b, v0
+v_exp_f32_e32 v0, v1
 v_not_b32_e32 v1, 63
 v_cndmask_b32_e32 v1, 0, v1, vcc
 s_nop 0
 v_ldexp_f32 v0, v0, v1
 v_mov_b32 $0, v0
 """)
-_EXPF_ASM_CONSTRAINTS = tl.constexpr("=v,v,~{s0},~{vcc},~{v0},~{v1}")
+_EXPF_ASM_CONSTRAINTS = tl.constexpr("=v,v,~{s0},~{vcc},~{v0},~{v1},~{v2}")
 
 @_triton.jit
 def expf(x):
@@ -40,7 +40,7 @@ v_mov_b32 v0, $1
 s_mov_b32 s0, 0x800000
 v_cmp_gt_f32_e32 vcc, s0, v0
 s_mov_b32 s0, 0x3f317217
-s_nop 0
+v_mov_b32_e32 v2, 0x7f800000
 v_cndmask_b32_e64 v1, 0, 32, vcc
 s_nop 0
 v_ldexp_f32 v0, v0, v1
@@ -48,11 +48,9 @@ v_log_f32_e32 v0, v0
 s_nop 0
 v_mul_f32_e32 v1, 0x3f317217, v0
 s_nop 0
-v_fma_f32 v2, v0, s0, -v1
-v_fmamk_f32 v2, v0, 0x3377d1cf, v2
-v_add_f32_e32 v1, v1, v2
-v_mov_b32_e32 v2, 0x7f800000
-s_nop 0
+v_fma_f32 v1, v0, s0, -v1
+v_fmamk_f32 v1, v0, 0x3377d1cf, v1
+v_fmac_f32_e32 v1, 0x3f317217, v0
 v_cmp_lt_f32_e64 s[0:1], |v0|, v2
 s_nop 1
 v_cndmask_b32_e64 v0, v0, v1, s[0:1]
