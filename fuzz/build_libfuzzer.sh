@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-22 and sanitizers into OUTDIR
-# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep, each linked
+# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep (and fuzz_libm_planted), each linked
 # with the oracle's sources compiled the same way.
 #   bash fuzz/build_libfuzzer.sh [OUTDIR]
 # Run one (docs/reliability.md has the runs recorded so far):
@@ -25,3 +25,8 @@ for h in libm tensor_io sweep; do
     -lmpfr -lgmp -lpthread -o "$out/fuzz_$h"
   echo "$out/fuzz_$h"
 done
+# The negative control as a fuzzer: cr::expf one ulp off at one input; a run
+# from an empty corpus must find it (docs/reliability.md).
+"$cxx" "${flags[@]}" -DSAMEBITS_FUZZ_PLANTED_BUG -fsanitize=fuzzer,address,undefined fuzz/fuzz_libm.cpp \
+  "${objs[@]}" -lmpfr -lgmp -lpthread -o "$out/fuzz_libm_planted"
+echo "$out/fuzz_libm_planted"
