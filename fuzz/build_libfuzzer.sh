@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-22 and sanitizers into OUTDIR
-# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep (and fuzz_libm_planted), each linked
+# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep (and the controls fuzz_libm_planted,
+# fuzz_libm_planted_nvcc), each linked
 # with the oracle's sources compiled the same way.
 #   bash fuzz/build_libfuzzer.sh [OUTDIR]
 # Run one (docs/reliability.md has the runs recorded so far):
@@ -12,7 +13,12 @@ out=${1:-build-fuzz}
 mkdir -p "$out/obj"
 cxx=${CXX_FUZZ:-clang++-22}
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -I libm/include -I oracle/include)
+       -fno-sanitize-recover=undefined -I libm/include -I oracle/include -I tests/libm/nvcc
+       -DSAMEBITS_GOLDEN_DIR="\"$(realpath "$out")\"")
+# fuzz_libm checks the nvcc host path against the golden vectors from the H200.
+for v in default ftz; do
+  python3 tests/data/nvcc/unxz.py "tests/data/nvcc/nvcc_golden_$v.bin.xz" "$out/nvcc_golden_$v.bin"
+done
 objs=()
 for src in oracle/src/*.cpp; do
   o="$out/obj/$(basename "${src%.cpp}").o"
@@ -30,3 +36,7 @@ done
 "$cxx" "${flags[@]}" -DSAMEBITS_FUZZ_PLANTED_BUG -fsanitize=fuzzer,address,undefined fuzz/fuzz_libm.cpp \
   "${objs[@]}" -lmpfr -lgmp -lpthread -o "$out/fuzz_libm_planted"
 echo "$out/fuzz_libm_planted"
+# The golden-vector check's control: nvcc::expf(1) and its -ftz form one ulp off.
+"$cxx" "${flags[@]}" -DSAMEBITS_FUZZ_PLANTED_NVCC_BUG -fsanitize=fuzzer,address,undefined fuzz/fuzz_libm.cpp \
+  "${objs[@]}" -lmpfr -lgmp -lpthread -o "$out/fuzz_libm_planted_nvcc"
+echo "$out/fuzz_libm_planted_nvcc"

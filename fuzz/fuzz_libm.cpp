@@ -9,7 +9,12 @@
 //   nvcc:  the host path (the bit-exact model of the H200) stays within the
 //          maximum error the exhaustive sweeps measured (docs/accuracy.md),
 //          is a NaN exactly where the correct result is one, and its -ftz=true
-//          form equals the default form wherever no subnormal is involved.
+//          form equals the default form wherever no subnormal is involved;
+//          where x is one of the inputs of the golden vectors captured on the
+//          H200 (tests/data/nvcc), the host path of all ten functions (six
+//          and the four intrinsics; six -ftz=true forms) equals the H200's
+//          encoding. The golden set holds the special values and every binade
+//          boundary with its neighbours, where the mutator steers.
 //   hipcc: the documented structure (docs/libm/hipcc.md): exp2f is the v_exp
 //          model for x >= -126, log2f the v_log model for normal x > 0, and
 //          the daz forms read subnormal inputs as zero.
@@ -20,16 +25,28 @@
 // Built with -DSAMEBITS_FUZZ_PLANTED_BUG, cr::expf is replaced by a copy that
 // is one ulp off at its last finite input before overflow (0x42b17217): the
 // negative control, which the replay of the committed corpus must report.
+// With -DSAMEBITS_FUZZ_PLANTED_NVCC_BUG, nvcc::expf(1) and its -ftz form are
+// one ulp off: within the measured error bound and consistent with each other,
+// so only the golden-vector check can report it.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "samebits/libm.hpp"
 #include "samebits/oracle/reference.hpp"
 #include "samebits/oracle/specials.hpp"
+#include "golden_file.hpp"
 #include "special_mutator.hpp"
+
+#if !defined(SAMEBITS_GOLDEN_DIR)
+#error "SAMEBITS_GOLDEN_DIR (where the unpacked nvcc golden vectors are) must be defined by the build"
+#endif
 
 namespace {
 
@@ -51,6 +68,20 @@ float cr_expf_under_test(float x) {
   if (to_bits(x) == 0x42b17217u) return from_bits(to_bits(samebits::cr::expf(x)) + 1);  // planted: one ulp off
 #endif
   return samebits::cr::expf(x);
+}
+
+float nvcc_expf_under_test(float x) {
+#if defined(SAMEBITS_FUZZ_PLANTED_NVCC_BUG)
+  if (to_bits(x) == 0x3f800000u) return from_bits(to_bits(samebits::nvcc::expf(x)) + 1);  // planted: e one ulp off
+#endif
+  return samebits::nvcc::expf(x);
+}
+
+float nvcc_ftz_expf_under_test(float x) {
+#if defined(SAMEBITS_FUZZ_PLANTED_NVCC_BUG)
+  if (to_bits(x) == 0x3f800000u) return from_bits(to_bits(samebits::nvcc::ftz::expf(x)) + 1);  // the same plant
+#endif
+  return samebits::nvcc::ftz::expf(x);
 }
 
 struct Cr {
@@ -85,7 +116,7 @@ struct Nvcc {
   double max_ulp;
 };
 const Nvcc kNvcc[] = {
-    {"nvcc::expf", Func::exp, samebits::nvcc::expf, samebits::nvcc::ftz::expf, 1.930987},
+    {"nvcc::expf", Func::exp, nvcc_expf_under_test, nvcc_ftz_expf_under_test, 1.930987},
     {"nvcc::exp2f", Func::exp2, samebits::nvcc::exp2f, samebits::nvcc::ftz::exp2f, 2.383437},
     {"nvcc::exp10f", Func::exp10, samebits::nvcc::exp10f, samebits::nvcc::ftz::exp10f, 2.069488},
     {"nvcc::logf", Func::log, samebits::nvcc::logf, samebits::nvcc::ftz::logf, 0.864162},
@@ -107,6 +138,83 @@ void check_nvcc(std::uint32_t x) {
     if (!is_subnormal(x) && !is_subnormal(got) && !is_subnormal(want) && (got & 0x7f800000u) != 0 &&
         g_ftz != got && !(is_nan(g_ftz) && is_nan(got)))
       finding(n.name, x, g_ftz, got);  // -ftz=true differs where nothing is subnormal
+  }
+}
+
+// The golden vectors, loaded once; a missing or damaged file stops the run
+// with its name (a fuzzer that silently skipped them would prove less).
+struct GoldenCase {
+  const char* cuda_name;
+  float (*fn)(float);
+};
+const GoldenCase kGoldenDefault[] = {
+    {"expf", nvcc_expf_under_test},         {"exp2f", samebits::nvcc::exp2f},
+    {"exp10f", samebits::nvcc::exp10f},     {"logf", samebits::nvcc::logf},
+    {"log2f", samebits::nvcc::log2f},       {"log10f", samebits::nvcc::log10f},
+    {"__expf", samebits::nvcc::fast::expf}, {"__exp10f", samebits::nvcc::fast::exp10f},
+    {"__logf", samebits::nvcc::fast::logf}, {"__log2f", samebits::nvcc::fast::log2f},
+};
+const GoldenCase kGoldenFtz[] = {
+    {"expf", nvcc_ftz_expf_under_test},      {"exp2f", samebits::nvcc::ftz::exp2f},
+    {"exp10f", samebits::nvcc::ftz::exp10f}, {"logf", samebits::nvcc::ftz::logf},
+    {"log2f", samebits::nvcc::ftz::log2f},   {"log10f", samebits::nvcc::ftz::log10f},
+};
+
+struct GoldenSet {
+  samebits::golden::Golden def, ftz;
+  std::unordered_map<std::uint32_t, std::size_t> index;  // input encoding -> position
+};
+
+const GoldenSet& golden() {
+  static const GoldenSet g = [] {
+    const std::string dir = SAMEBITS_GOLDEN_DIR;
+    GoldenSet s;
+    try {
+      s.def = samebits::golden::read_golden(dir + "/nvcc_golden_default.bin");
+      s.ftz = samebits::golden::read_golden(dir + "/nvcc_golden_ftz.bin");
+      for (const GoldenCase& c : kGoldenDefault)
+        if (!s.def.results.count(c.cuda_name)) throw std::runtime_error(std::string("no results for ") + c.cuda_name);
+      for (const GoldenCase& c : kGoldenFtz)
+        if (!s.ftz.results.count(c.cuda_name)) throw std::runtime_error(std::string("no -ftz results for ") + c.cuda_name);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fuzz_libm: golden vectors: %s\n", e.what());
+      std::exit(2);
+    }
+    for (std::size_t i = 0; i < s.def.inputs.size(); ++i) s.index.emplace(s.def.inputs[i], i);
+    return s;
+  }();
+  return g;
+}
+
+// Under libFuzzer these count as coverage (its "extra counters"), so an input
+// that reaches a golden entry not reached before is kept and mutated further:
+// the run walks the special values and binade edges of the golden set. In the
+// plain replay build the array is ordinary data.
+__attribute__((used, section("__libfuzzer_extra_counters"))) std::uint8_t golden_reached[4096];
+std::size_t golden_distinct = 0;  // distinct golden inputs checked, printed at exit
+std::vector<bool> golden_seen;
+
+void check_nvcc_golden(std::uint32_t x) {
+  const GoldenSet& g = golden();
+  const auto it = g.index.find(x);
+  if (it == g.index.end()) return;
+  const std::size_t i = it->second;
+  golden_reached[i % sizeof golden_reached] = 1;
+  if (golden_seen.empty()) {
+    golden_seen.assign(g.def.inputs.size(), false);
+    std::atexit([] { std::fprintf(stderr, "fuzz_libm: %zu distinct golden inputs checked\n", golden_distinct); });
+  }
+  if (!golden_seen[i]) golden_seen[i] = true, ++golden_distinct;
+  char what[64];
+  for (const GoldenCase& c : kGoldenDefault) {
+    const std::uint32_t got = to_bits(c.fn(from_bits(x))), want = g.def.results.at(c.cuda_name)[i];
+    std::snprintf(what, sizeof what, "nvcc %s == H200 golden", c.cuda_name);
+    if (got != want) finding(what, x, got, want);
+  }
+  for (const GoldenCase& c : kGoldenFtz) {
+    const std::uint32_t got = to_bits(c.fn(from_bits(x))), want = g.ftz.results.at(c.cuda_name)[i];
+    std::snprintf(what, sizeof what, "nvcc -ftz %s == H200 golden", c.cuda_name);
+    if (got != want) finding(what, x, got, want);
   }
 }
 
@@ -144,6 +252,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::memcpy(&x, data + i, 4);
     check_cr(x);
     check_nvcc(x);
+    check_nvcc_golden(x);
     check_hipcc(x);
   }
   return 0;

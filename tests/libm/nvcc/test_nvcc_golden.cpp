@@ -9,43 +9,23 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "golden_inputs.hpp"
+#include "golden_file.hpp"
 #include "samebits/libm.hpp"
 
 namespace {
 
-struct Golden {
-  std::vector<std::uint32_t> inputs;
-  std::map<std::string, std::vector<std::uint32_t>> results;  // CUDA name -> encodings
-};
+using samebits::golden::Golden;
 
 Golden read_golden(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE(f.good());
-  char magic[8];
-  std::uint32_t n = 0, nfuncs = 0;
-  f.read(magic, 8);
-  f.read(reinterpret_cast<char*>(&n), 4);
-  f.read(reinterpret_cast<char*>(&nfuncs), 4);
-  REQUIRE(std::memcmp(magic, "SBGOLD01", 8) == 0);
-  Golden g;
-  g.inputs = samebits::golden::inputs();
-  REQUIRE(g.inputs.size() == n);
-  for (std::uint32_t k = 0; k < nfuncs; ++k) {
-    char name[32];
-    f.read(name, 32);
-    std::vector<std::uint32_t> v(n);
-    f.read(reinterpret_cast<char*>(v.data()), std::streamsize(n) * 4);
-    REQUIRE(f.good());
-    g.results[std::string(name, strnlen(name, 32))] = std::move(v);
+  try {
+    return samebits::golden::read_golden(path);
+  } catch (const std::exception& e) {
+    FAIL(e.what());
   }
-  return g;
+  return {};
 }
 
 using Fn = float (*)(float);
