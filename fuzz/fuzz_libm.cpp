@@ -16,8 +16,10 @@
 //          encoding. The golden set holds the special values and every binade
 //          boundary with its neighbours, where the mutator steers.
 //   hipcc: the documented structure (docs/libm/hipcc.md): exp2f is the v_exp
-//          model for x >= -126, log2f the v_log model for normal x > 0, and
-//          the daz forms read subnormal inputs as zero.
+//          model for x >= -126, log2f the v_log model for normal x > 0, afn
+//          leaves exp2f/log2f unchanged, Triton's logf is clang 19's, Triton's
+//          expf is v_exp(x log2 e) where no shift is taken, and the daz forms
+//          read subnormal inputs as zero.
 // A finding aborts with the function, the input and both encodings.
 // The custom mutator (special_mutator.hpp) pushes the inputs toward special
 // values.
@@ -227,6 +229,28 @@ void check_hipcc(std::uint32_t x) {
   if (!is_nan(x) && xf >= 0x1p-126f && std::isfinite(xf)) {
     const std::uint32_t got = to_bits(samebits::hipcc::log2f(xf)), want = to_bits(samebits::cr::log2f(xf));
     if (got != want) finding("hipcc::log2f == v_log model", x, got, want);
+  }
+  // afn leaves exp2f and log2f as they are (docs/libm/hipcc.md).
+  const struct {
+    const char* name;
+    float (*afn)(float);
+    float (*ieee)(float);
+  } same[] = {{"hipcc::afn::exp2f == hipcc::exp2f", samebits::hipcc::afn::exp2f, samebits::hipcc::exp2f},
+              {"hipcc::afn::log2f == hipcc::log2f", samebits::hipcc::afn::log2f, samebits::hipcc::log2f},
+              // tl.log on AMD = clang 19's tail with clang 22's (exact) scaling.
+              {"hipcc::triton::logf == hipcc::clang19::logf", samebits::hipcc::triton::logf,
+               samebits::hipcc::clang19::logf}};
+  for (const auto& p : same) {
+    const std::uint32_t got = to_bits(p.afn(xf)), want = to_bits(p.ieee(xf));
+    if (got != want) finding(p.name, x, got, want);
+  }
+  // tl.exp on AMD: v_exp(fma(x, log2 e, 0)) wherever x log2 e >= -126 (no shift).
+  if (!is_nan(x)) {
+    const float t = std::fma(xf, from_bits(0x3fb8aa3bu), 0.0f);
+    if (t >= -126.0f) {
+      const std::uint32_t got = to_bits(samebits::hipcc::triton::expf(xf)), want = to_bits(samebits::cr::exp2f(t));
+      if (got != want) finding("hipcc::triton::expf == v_exp model(x log2 e)", x, got, want);
+    }
   }
   if (is_subnormal(x)) {
     const float zero = from_bits(x & 0x80000000u);
