@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -162,10 +163,15 @@ const GoldenCase kGoldenFtz[] = {
     {"log2f", samebits::nvcc::ftz::log2f},   {"log10f", samebits::nvcc::ftz::log10f},
 };
 
+// The results of kGoldenDefault / kGoldenFtz, resolved by name once at load.
 struct GoldenSet {
   samebits::golden::Golden def, ftz;
-  std::unordered_map<std::uint32_t, std::size_t> index;  // input encoding -> position
+  std::vector<const std::vector<std::uint32_t>*> def_results, ftz_results;  // parallel to the case lists
+  std::unordered_map<std::uint32_t, std::size_t> index;                     // input encoding -> position
 };
+
+std::size_t golden_distinct = 0;  // distinct golden inputs checked, printed at exit
+std::vector<bool> golden_seen;
 
 const GoldenSet& golden() {
   static const GoldenSet g = [] {
@@ -174,15 +180,18 @@ const GoldenSet& golden() {
     try {
       s.def = samebits::golden::read_golden(dir + "/nvcc_golden_default.bin");
       s.ftz = samebits::golden::read_golden(dir + "/nvcc_golden_ftz.bin");
-      for (const GoldenCase& c : kGoldenDefault)
-        if (!s.def.results.count(c.cuda_name)) throw std::runtime_error(std::string("no results for ") + c.cuda_name);
-      for (const GoldenCase& c : kGoldenFtz)
-        if (!s.ftz.results.count(c.cuda_name)) throw std::runtime_error(std::string("no -ftz results for ") + c.cuda_name);
+      for (const GoldenCase& c : kGoldenDefault) s.def_results.push_back(&s.def.results.at(c.cuda_name));
+      for (const GoldenCase& c : kGoldenFtz) s.ftz_results.push_back(&s.ftz.results.at(c.cuda_name));
+    } catch (const std::out_of_range&) {
+      std::fprintf(stderr, "fuzz_libm: golden vectors in %s lack a function this harness checks\n", dir.c_str());
+      std::exit(2);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "fuzz_libm: golden vectors: %s\n", e.what());
       std::exit(2);
     }
     for (std::size_t i = 0; i < s.def.inputs.size(); ++i) s.index.emplace(s.def.inputs[i], i);
+    golden_seen.assign(s.def.inputs.size(), false);
+    std::atexit([] { std::fprintf(stderr, "fuzz_libm: %zu distinct golden inputs checked\n", golden_distinct); });
     return s;
   }();
   return g;
@@ -193,8 +202,12 @@ const GoldenSet& golden() {
 // the run walks the special values and binade edges of the golden set. In the
 // plain replay build the array is ordinary data.
 __attribute__((used, section("__libfuzzer_extra_counters"))) std::uint8_t golden_reached[4096];
-std::size_t golden_distinct = 0;  // distinct golden inputs checked, printed at exit
-std::vector<bool> golden_seen;
+
+void golden_finding(const char* form, const char* cuda_name, std::uint32_t x, std::uint32_t got, std::uint32_t want) {
+  char what[64];
+  std::snprintf(what, sizeof what, "nvcc %s%s == H200 golden", form, cuda_name);
+  finding(what, x, got, want);
+}
 
 void check_nvcc_golden(std::uint32_t x) {
   const GoldenSet& g = golden();
@@ -202,21 +215,14 @@ void check_nvcc_golden(std::uint32_t x) {
   if (it == g.index.end()) return;
   const std::size_t i = it->second;
   golden_reached[i % sizeof golden_reached] = 1;
-  if (golden_seen.empty()) {
-    golden_seen.assign(g.def.inputs.size(), false);
-    std::atexit([] { std::fprintf(stderr, "fuzz_libm: %zu distinct golden inputs checked\n", golden_distinct); });
-  }
   if (!golden_seen[i]) golden_seen[i] = true, ++golden_distinct;
-  char what[64];
-  for (const GoldenCase& c : kGoldenDefault) {
-    const std::uint32_t got = to_bits(c.fn(from_bits(x))), want = g.def.results.at(c.cuda_name)[i];
-    std::snprintf(what, sizeof what, "nvcc %s == H200 golden", c.cuda_name);
-    if (got != want) finding(what, x, got, want);
+  for (std::size_t k = 0; k < std::size(kGoldenDefault); ++k) {
+    const std::uint32_t got = to_bits(kGoldenDefault[k].fn(from_bits(x))), want = (*g.def_results[k])[i];
+    if (got != want) golden_finding("", kGoldenDefault[k].cuda_name, x, got, want);
   }
-  for (const GoldenCase& c : kGoldenFtz) {
-    const std::uint32_t got = to_bits(c.fn(from_bits(x))), want = g.ftz.results.at(c.cuda_name)[i];
-    std::snprintf(what, sizeof what, "nvcc -ftz %s == H200 golden", c.cuda_name);
-    if (got != want) finding(what, x, got, want);
+  for (std::size_t k = 0; k < std::size(kGoldenFtz); ++k) {
+    const std::uint32_t got = to_bits(kGoldenFtz[k].fn(from_bits(x))), want = (*g.ftz_results[k])[i];
+    if (got != want) golden_finding("-ftz ", kGoldenFtz[k].cuda_name, x, got, want);
   }
 }
 
