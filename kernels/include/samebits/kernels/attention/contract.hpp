@@ -1,0 +1,49 @@
+// samebits/kernels/attention/contract.hpp — the constants of the attention
+// contract (docs/kernels/attention.md) and the fingerprint that names them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "samebits/libm/fp/bits.hpp"
+
+namespace samebits::kernels::attention {
+
+inline constexpr int kContractVersion = 1;
+// List positions per block: the online-softmax rescale happens at these
+// boundaries, so B is part of the arithmetic, not a tuning knob (§1).
+inline constexpr int kBlock = 64;
+
+// Codes are part of the C ABI: never renumber.
+enum class Libm : std::int32_t { nvcc = 0, cr = 1 };
+enum class Policy : std::int32_t { fma_chain = 0 };
+
+inline constexpr const char* libm_name(Libm l) { return l == Libm::nvcc ? "nvcc" : l == Libm::cr ? "cr" : "unknown"; }
+inline constexpr const char* policy_name(Policy p) { return p == Policy::fma_chain ? "fma-chain/1" : "unknown"; }
+
+// Default scale: the binary32 nearest to 1/sqrt(D) (§3). Written as bits so
+// that no compiler or libm rounds it.
+inline constexpr bool default_scale_known(int d) { return d == 64 || d == 128 || d == 256 || d == 512; }
+inline constexpr float default_scale(int d) {
+  return fp::from_bits(d == 64 ? 0x3e000000u     // 0x1p-3
+                     : d == 128 ? 0x3db504f3u    // 0x1.6a09e6p-4
+                     : d == 256 ? 0x3d800000u    // 0x1p-4
+                     : 0x3d3504f3u);             // 0x1.6a09e6p-5 (512)
+}
+
+// "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc": equal strings
+// mean the same arithmetic (training and rollout can assert it).
+inline std::string fingerprint(Policy p, Libm l) {
+  return "samebits-attention/" + std::to_string(kContractVersion) + " policy=" + policy_name(p) +
+         " B=" + std::to_string(kBlock) + " libm=" + libm_name(l);
+}
+
+// Number of list positions of query row i (0-based within its sequence) of a
+// sequence with lq queries and lk keys: dense lists are 0 .. n-1 (§1).
+SAMEBITS_FUNC constexpr int dense_list_length(int i, int lq, int lk, bool causal) {
+  if (!causal) return lk;
+  const int n = lk - lq + i + 1;  // bottom-right aligned
+  return n < 0 ? 0 : n > lk ? lk : n;
+}
+
+}  // namespace samebits::kernels::attention
