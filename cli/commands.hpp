@@ -25,5 +25,6 @@ struct Command {
 Command add_report_command(CLI::App& root);   // cli/report_cmd.cpp
 Command add_score_command(CLI::App& root);    // cli/score_cmd.cpp
 Command add_compare_command(CLI::App& root);  // cli/compare_cmd.cpp
+Command add_attention_command(CLI::App& root);  // cli/attention_cmd.cpp
 
 }  // namespace samebits::cli
