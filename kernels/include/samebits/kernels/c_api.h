@@ -1,0 +1,105 @@
+/* samebits/kernels/c_api.h — the kernels' C ABI: plain pointers, shapes,
+ * strides, dtype codes, a stream, and status codes with a message. What a
+ * Python process (ctypes) or any other language calls; the C++ host API
+ * (samebits/kernels/attention/api.hpp) is behind it.
+ *
+ * Conventions
+ *  - Every function returns a status code (SAMEBITS_OK = 0); on failure,
+ *    samebits_last_error() returns the message of the last failing call on
+ *    the calling thread (it names the argument). A call that fails launched
+ *    nothing and wrote nothing.
+ *  - Tensors [rows, heads, D] are given as a data pointer plus row and head
+ *    strides in ELEMENTS; the last dimension must be contiguous.
+ *  - cu_seqlens are given twice: the device arrays the kernels read, and host
+ *    copies that the validation reads (no device-to-host copy on the hot path,
+ *    so a call can be captured in a CUDA graph).
+ *  - Codes below are stable: never renumbered.
+ */
+#ifndef SAMEBITS_KERNELS_C_API_H
+#define SAMEBITS_KERNELS_C_API_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SAMEBITS_C_ABI_VERSION 1
+
+enum samebits_status {
+  SAMEBITS_OK = 0,
+  SAMEBITS_INVALID_ARGUMENT = 1,
+  SAMEBITS_UNSUPPORTED = 2,
+  SAMEBITS_CUDA_ERROR = 3,
+  SAMEBITS_NOT_BUILT = 4 /* this library was built without the GPU kernels */
+};
+enum samebits_dtype { SAMEBITS_F32 = 0, SAMEBITS_BF16 = 1, SAMEBITS_F16 = 2 };
+enum samebits_libm { SAMEBITS_LIBM_NVCC = 0, SAMEBITS_LIBM_CR = 1 };
+
+typedef struct samebits_tensor3 {
+  void* data;
+  int64_t row_stride;  /* elements */
+  int64_t head_stride; /* elements */
+} samebits_tensor3;
+
+typedef struct samebits_attention_problem {
+  int32_t num_seqs;
+  int32_t max_seqlen_q, max_seqlen_k;
+  int64_t total_q, total_k;
+  int32_t hq, hkv, d;
+  int32_t causal;        /* 0 or 1, bottom-right aligned */
+  float scale;           /* 0: the default, binary32 nearest 1/sqrt(d) */
+  int32_t in_dtype;      /* q, k, v, dO */
+  int32_t o_dtype;       /* o: in_dtype or SAMEBITS_F32 */
+  int32_t grad_dtype;    /* dq, dk, dv: in_dtype or SAMEBITS_F32 */
+  int32_t libm;          /* samebits_libm */
+  const int32_t* cu_seqlens_q;      /* device, num_seqs + 1 */
+  const int32_t* cu_seqlens_k;      /* device, num_seqs + 1 */
+  const int32_t* cu_seqlens_q_host; /* host copies, num_seqs + 1 */
+  const int32_t* cu_seqlens_k_host;
+} samebits_attention_problem;
+
+int32_t samebits_c_abi_version(void);
+const char* samebits_last_error(void);
+/* 1 when the GPU kernels are compiled into this library. */
+int32_t samebits_has_cuda_kernels(void);
+
+/* "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc": written into buf
+ * (NUL-terminated); returns SAMEBITS_INVALID_ARGUMENT if len is too small. */
+int32_t samebits_attention_fingerprint(int32_t libm, char* buf, int64_t len);
+
+/* o [total_q, hq, d] in o_dtype; lse [total_q, hq] fp32, natural log. */
+int32_t samebits_attention_forward(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
+                                   samebits_tensor3 v, samebits_tensor3 o, float* lse, void* stream);
+
+/* Bytes of fp32 workspace the backward needs: [delta | accum_k | accum_v],
+ * delta [total_q, hq] then the per-head accumulators [total_k, hq, d] each,
+ * each part starting at a multiple of 256 bytes (offsets below). */
+int64_t samebits_attention_backward_workspace_bytes(int64_t total_q, int64_t total_k, int32_t hq, int32_t d);
+int64_t samebits_attention_backward_accum_offset(int64_t total_q, int64_t total_k, int32_t hq, int32_t d,
+                                                 int32_t which /* 0: accum_k, 1: accum_v */);
+
+/* dq [total_q, hq, d], dk and dv [total_k, hkv, d] in grad_dtype. o as the
+ * forward stored it (o_dtype). accum_k_in / accum_v_in: null, or the fp32
+ * accumulators a previous context-parallel part handed on (§5 of the
+ * contract); after the call the workspace holds this part's accumulators. */
+int32_t samebits_attention_backward(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
+                                    samebits_tensor3 v, samebits_tensor3 o, samebits_tensor3 dout, const float* lse,
+                                    samebits_tensor3 dq, samebits_tensor3 dk, samebits_tensor3 dv, void* workspace,
+                                    int64_t workspace_bytes, const float* accum_k_in, const float* accum_v_in,
+                                    void* stream);
+
+/* The CPU reference (the contract in code) on contiguous binary32 host
+ * arrays, for checking: q [total_q, hq, d], k/v [total_k, hkv, d]. threads 0:
+ * all cores. The problem's device pointers and dtypes are ignored. */
+int32_t samebits_attention_reference_forward(const samebits_attention_problem* p, const float* q, const float* k,
+                                             const float* v, float* o, float* lse, int32_t threads);
+int32_t samebits_attention_reference_backward(const samebits_attention_problem* p, const float* q, const float* k,
+                                              const float* v, const float* o, const float* dout, const float* lse,
+                                              float* dq, float* dk, float* dv, int32_t threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMEBITS_KERNELS_C_API_H */
