@@ -1,0 +1,108 @@
+"""ctypes binding of libsamebits_kernels (kernels/include/samebits/kernels/c_api.h) for the
+device scripts in this folder. (The user-facing Python package comes with issue 18.)"""
+import ctypes as C
+
+import torch
+
+
+class Tensor3(C.Structure):
+    _fields_ = [("data", C.c_void_p), ("row_stride", C.c_int64), ("head_stride", C.c_int64)]
+
+
+class Problem(C.Structure):
+    _fields_ = [
+        ("num_seqs", C.c_int32), ("max_seqlen_q", C.c_int32), ("max_seqlen_k", C.c_int32),
+        ("total_q", C.c_int64), ("total_k", C.c_int64),
+        ("hq", C.c_int32), ("hkv", C.c_int32), ("d", C.c_int32),
+        ("causal", C.c_int32), ("scale", C.c_float),
+        ("in_dtype", C.c_int32), ("o_dtype", C.c_int32), ("grad_dtype", C.c_int32), ("libm", C.c_int32),
+        ("cu_seqlens_q", C.c_void_p), ("cu_seqlens_k", C.c_void_p),
+        ("cu_seqlens_q_host", C.POINTER(C.c_int32)), ("cu_seqlens_k_host", C.POINTER(C.c_int32)),
+    ]
+
+
+BF16, LIBM = 1, {"nvcc": 0, "cr": 1}
+
+
+class Samebits:
+    def __init__(self, path):
+        self.lib = C.CDLL(path)
+        L = self.lib
+        L.samebits_last_error.restype = C.c_char_p
+        L.samebits_attention_backward_workspace_bytes.restype = C.c_int64
+        L.samebits_attention_backward_workspace_bytes.argtypes = [C.c_int64, C.c_int64, C.c_int32, C.c_int32]
+        L.samebits_attention_forward.argtypes = [C.POINTER(Problem)] + [Tensor3] * 4 + [C.c_void_p, C.c_void_p]
+        L.samebits_attention_backward.argtypes = ([C.POINTER(Problem)] + [Tensor3] * 5 + [C.c_void_p] + [Tensor3] * 3 +
+                                                  [C.c_void_p, C.c_int64, C.c_void_p, C.c_void_p, C.c_void_p])
+        L.samebits_attention_reference_forward.argtypes = [C.POINTER(Problem)] + [C.c_void_p] * 5 + [C.c_int32]
+        L.samebits_attention_reference_backward.argtypes = [C.POINTER(Problem)] + [C.c_void_p] * 9 + [C.c_int32]
+        assert L.samebits_has_cuda_kernels() == 1, "library built without the CUDA kernels"
+
+    def check(self, rc, what):
+        if rc != 0:
+            raise RuntimeError(f"{what}: status {rc}: {self.lib.samebits_last_error().decode()}")
+
+    def problem(self, S, hq, hkv, d, libm, dev, causal=True, cu_q=None, cu_k=None, dtype=BF16):
+        """One sequence of S queries and S keys, or the packed sequences cu_q / cu_k."""
+        cu_q = cu_q or [0, S]
+        cu_k = cu_k or [0, S]
+        n = len(cu_q) - 1
+        hq_ = (C.c_int32 * (n + 1))(*cu_q)
+        hk_ = (C.c_int32 * (n + 1))(*cu_k)
+        dq_ = torch.tensor(cu_q, dtype=torch.int32, device=dev)
+        dk_ = torch.tensor(cu_k, dtype=torch.int32, device=dev)
+        mq = max(b - a for a, b in zip(cu_q, cu_q[1:]))
+        mk = max(b - a for a, b in zip(cu_k, cu_k[1:]))
+        p = Problem(n, mq, mk, cu_q[-1], cu_k[-1], hq, hkv, d, int(causal), 0.0, dtype, dtype, dtype, LIBM[libm],
+                    dq_.data_ptr(), dk_.data_ptr(), hq_, hk_)
+        p._keep = (hq_, hk_, dq_, dk_)  # alive as long as the problem
+        return p
+
+    @staticmethod
+    def t3(x):  # [rows, heads, D]
+        return Tensor3(x.data_ptr(), x.stride(0), x.stride(1))
+
+    def forward(self, p, q, k, v, o, lse):
+        self.check(self.lib.samebits_attention_forward(C.byref(p), self.t3(q), self.t3(k), self.t3(v), self.t3(o),
+                                                       lse.data_ptr(), torch.cuda.current_stream().cuda_stream),
+                   "forward")
+
+    def workspace(self, p):
+        n = self.lib.samebits_attention_backward_workspace_bytes(p.total_q, p.total_k, p.hq, p.d)
+        return torch.empty(n, dtype=torch.uint8, device="cuda")
+
+    def backward(self, p, q, k, v, o, do, lse, dq, dk, dv, ws, accum_in=None):
+        ak, av = (accum_in[0].data_ptr(), accum_in[1].data_ptr()) if accum_in is not None else (None, None)
+        self.check(self.lib.samebits_attention_backward(
+            C.byref(p), self.t3(q), self.t3(k), self.t3(v), self.t3(o), self.t3(do), lse.data_ptr(),
+            self.t3(dq), self.t3(dk), self.t3(dv), ws.data_ptr(), ws.numel(), ak, av,
+            torch.cuda.current_stream().cuda_stream), "backward")
+
+    def accumulators(self, p, ws):
+        """Views of the per-head fp32 dK/dV accumulators in a backward workspace [total_k, hq, d]."""
+        L = self.lib
+        L.samebits_attention_backward_accum_offset.restype = C.c_int64
+        L.samebits_attention_backward_accum_offset.argtypes = [C.c_int64, C.c_int64, C.c_int32, C.c_int32, C.c_int32]
+        n = p.total_k * p.hq * p.d
+        out = []
+        for which in (0, 1):
+            off = L.samebits_attention_backward_accum_offset(p.total_q, p.total_k, p.hq, p.d, which)
+            out.append(ws[off:off + 4 * n].view(torch.float32).view(p.total_k, p.hq, p.d))
+        return out
+
+    def reference(self, p, q, k, v, do):
+        """CPU reference on the bf16 inputs widened exactly; returns fp32 o, lse, dq, dk, dv."""
+        qf, kf, vf, dof = (x.float().cpu().contiguous() for x in (q, k, v, do))
+        o = torch.empty_like(qf)
+        lse = torch.empty(qf.shape[0], qf.shape[1], dtype=torch.float32)
+        self.check(self.lib.samebits_attention_reference_forward(C.byref(p), qf.data_ptr(), kf.data_ptr(),
+                                                                 vf.data_ptr(), o.data_ptr(), lse.data_ptr(), 0),
+                   "reference forward")
+        o_stored = o.to(torch.bfloat16).float()  # the backward takes o as the caller stores it
+        dq, dk, dv = torch.empty_like(qf), torch.empty_like(kf), torch.empty_like(vf)
+        self.check(self.lib.samebits_attention_reference_backward(
+            C.byref(p), qf.data_ptr(), kf.data_ptr(), vf.data_ptr(), o_stored.data_ptr(), dof.data_ptr(),
+            lse.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), 0), "reference backward")
+        return o, lse, dq, dk, dv
+
+

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""samebits attention beside torch SDPA on the H200, in one process, on identical tensors.
+
+    python3 tests/device/kernels/torch_compare.py LIB OUTDIR [--seqlens 512,1024,2048,4096] [--quick]
+
+LIB is libsamebits_kernels.so built with -Dcuda=enabled. For each sequence length (Qwen3-8B
+shapes: B=1, Hq=32, Hkv=8, D=128, bf16, causal) it
+  - times our forward and forward+backward (libm nvcc and cr) and torch SDPA's flash, cuDNN and
+    math backends (CUDA events, warm-up, median of --reps), with peak extra memory;
+  - checks that the outputs it timed are bitwise equal to the CPU reference's (the C ABI's
+    samebits_attention_reference_*), rounded to bf16 as the kernels round them;
+  - measures accuracy against float64 attention computed by torch on the GPU (an oracle
+    independent of our code), for ours and for SDPA flash;
+  - measures the fp32 FMA roof in the same run (torch fp32 matmul 8192^3, TF32 off).
+One JSON object per line goes to OUTDIR/torch_compare.jsonl; a table is printed last.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sbkernels import Samebits  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+
+def bits_mismatch(a, b):
+    """Elements whose encodings differ (a, b same dtype)."""
+    if a.dtype == torch.bfloat16:
+        return int((a.view(torch.int16) != b.view(torch.int16)).sum())
+    return int((a.view(torch.int32) != b.view(torch.int32)).sum())
+
+
+def time_ms(fn, reps, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def peak_extra_mib(fn):
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    fn()
+    torch.cuda.synchronize()
+    return (torch.cuda.max_memory_allocated() - base) / 2**20
+
+
+def fp32_roof_tflops():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    n = 8192
+    a = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    b = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    ms = time_ms(lambda: a @ b, 5, warmup=2)
+    return 2 * n**3 / (ms * 1e-3) / 1e12
+
+
+def rel_err(x, ref):
+    x = x.double()
+    return float((x - ref).abs().max() / ref.abs().max()), float((x - ref).abs().max())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("lib")
+    ap.add_argument("outdir")
+    ap.add_argument("--seqlens", default="512,1024,2048,4096")
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--no-verify", action="store_true", help="skip the CPU reference check (faster)")
+    ap.add_argument("--accuracy-seqlens", default="1024,4096")
+    args = ap.parse_args()
+    os.makedirs(args.outdir, exist_ok=True)
+    out = open(os.path.join(args.outdir, "torch_compare.jsonl"), "a")
+    sb = Samebits(args.lib)
+    dev = torch.device("cuda")
+    hq, hkv, d = 32, 8, 128
+    roof = fp32_roof_tflops()
+    row = {"kind": "roof", "fp32_matmul_tflops": roof, "device": torch.cuda.get_device_name(),
+           "torch": torch.__version__}
+    print(json.dumps(row), file=out, flush=True)
+    print(f"fp32 roof (torch matmul 8192^3, TF32 off): {roof:.1f} TFLOP/s")
+    table = []
+    for S in [int(s) for s in args.seqlens.split(",")]:
+        g = torch.Generator(device="cuda").manual_seed(1000 + S)
+        q = torch.randn(S, hq, d, device=dev, dtype=torch.bfloat16, generator=g)
+        k = torch.randn(S, hkv, d, device=dev, dtype=torch.bfloat16, generator=g)
+        v = torch.randn(S, hkv, d, device=dev, dtype=torch.bfloat16, generator=g)
+        do = torch.randn(S, hq, d, device=dev, dtype=torch.bfloat16, generator=g)
+        flops_f = 4 * S * S * d * hq / 2
+        flops_b = 2.5 * flops_f
+        res = {"kind": "bench", "S": S, "hq": hq, "hkv": hkv, "d": d, "dtype": "bf16", "causal": True,
+               "flops_forward": flops_f, "flops_backward": flops_b, "fp32_roof_tflops": roof}
+        outs = {}
+        for libm in ("nvcc", "cr"):
+            p = sb.problem(S, hq, hkv, d, libm, dev)
+            o = torch.empty_like(q)
+            lse = torch.empty(S, hq, device=dev, dtype=torch.float32)
+            dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+            ws = sb.workspace(p)
+            fwd = lambda: sb.forward(p, q, k, v, o, lse)
+            bwd = lambda: sb.backward(p, q, k, v, o, do, lse, dq, dk, dv, ws)
+            t_f = time_ms(fwd, args.reps)
+            t_fb = time_ms(lambda: (fwd(), bwd()), args.reps)
+            mem_f = peak_extra_mib(lambda: (sb.forward(p, q, k, v, torch.empty_like(q),
+                                                        torch.empty(S, hq, device=dev)),))
+            mem_fb = peak_extra_mib(lambda: (sb.forward(p, q, k, v, o, lse),
+                                             sb.backward(p, q, k, v, o, do, lse, torch.empty_like(q),
+                                                         torch.empty_like(k), torch.empty_like(v), sb.workspace(p))))
+            res[f"ours_{libm}"] = {"fwd_ms": t_f, "fwd_bwd_ms": t_fb, "fwd_tflops": flops_f / t_f / 1e9,
+                                   "fwd_bwd_tflops": (flops_f + flops_b) / t_fb / 1e9,
+                                   "fwd_roof_fraction": flops_f / t_f / 1e9 / roof,
+                                   "fwd_bwd_roof_fraction": (flops_f + flops_b) / t_fb / 1e9 / roof,
+                                   "peak_extra_mib_fwd": mem_f, "peak_extra_mib_fwd_bwd": mem_fb}
+            outs[libm] = (o.clone(), lse.clone(), dq.clone(), dk.clone(), dv.clone())
+            if not args.no_verify:
+                t0 = time.time()
+                r = sb.reference(p, q, k, v, do)
+                names = ("o", "lse", "dq", "dk", "dv")
+                mism = {}
+                for n_, gpu, ref in zip(names, outs[libm], r):
+                    ref_dev = ref.to(gpu.dtype).to(dev) if gpu.dtype == torch.bfloat16 else ref.to(dev)
+                    mism[n_] = bits_mismatch(gpu.contiguous(), ref_dev.contiguous())
+                res[f"ours_{libm}"]["mismatches_vs_cpu_reference"] = mism
+                res[f"ours_{libm}"]["reference_seconds"] = time.time() - t0
+        # torch SDPA, [B, H, S, D] views of the same tensors.
+        qt, kt, vt, dot = (x.unsqueeze(0).transpose(1, 2) for x in (q, k, v, do))
+        for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
+                              ("math", SDPBackend.MATH)):
+            try:
+                with sdpa_kernel(backend):
+                    qg, kg, vg = (x.detach().clone().requires_grad_(True) for x in (qt, kt, vt))
+                    f = lambda: F.scaled_dot_product_attention(qg, kg, vg, is_causal=True, enable_gqa=True)
+                    t_f = time_ms(f, args.reps)
+
+                    def fb():
+                        y = F.scaled_dot_product_attention(qg, kg, vg, is_causal=True, enable_gqa=True)
+                        torch.autograd.grad(y, (qg, kg, vg), dot)
+                    t_fb = time_ms(fb, args.reps)
+                    mem_fb = peak_extra_mib(fb)
+                res[f"sdpa_{name}"] = {"fwd_ms": t_f, "fwd_bwd_ms": t_fb, "peak_extra_mib_fwd_bwd": mem_fb,
+                                       "fwd_tflops": flops_f / t_f / 1e9,
+                                       "fwd_bwd_tflops": (flops_f + flops_b) / t_fb / 1e9}
+            except Exception as e:  # a backend that cannot run this shape is reported, not hidden
+                res[f"sdpa_{name}"] = {"error": str(e)[:200]}
+        # Accuracy against float64 attention on the GPU (torch, math path).
+        if str(S) in args.accuracy_seqlens.split(","):
+            q64, k64, v64 = (x.double().unsqueeze(0).transpose(1, 2).requires_grad_(True) for x in (q, k, v))
+            with sdpa_kernel(SDPBackend.MATH):
+                y64 = F.scaled_dot_product_attention(q64, k64, v64, is_causal=True, enable_gqa=True)
+            g64 = torch.autograd.grad(y64, (q64, k64, v64), dot.double())
+            ref = [y64[0].transpose(0, 1), g64[0][0].transpose(0, 1), g64[1][0].transpose(0, 1),
+                   g64[2][0].transpose(0, 1)]
+            acc = {}
+            for libm in ("nvcc", "cr"):
+                o, _, dq, dk, dv = outs[libm]
+                acc[f"ours_{libm}"] = {n_: rel_err(x, r_) for n_, x, r_ in zip(("o", "dq", "dk", "dv"),
+                                                                              (o, dq, dk, dv), ref)}
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                qg, kg, vg = (x.detach().clone().requires_grad_(True) for x in (qt, kt, vt))
+                y = F.scaled_dot_product_attention(qg, kg, vg, is_causal=True, enable_gqa=True)
+                gs = torch.autograd.grad(y, (qg, kg, vg), dot)
+            acc["sdpa_flash"] = {n_: rel_err(x[0].transpose(0, 1), r_) for n_, x, r_ in
+                                 zip(("o", "dq", "dk", "dv"), (y, gs[0], gs[1], gs[2]), ref)}
+            res["accuracy_vs_float64"] = acc
+            res["accuracy_note"] = "[max|x-ref|/max|ref|, max|x-ref|]; inputs bf16, outputs bf16"
+            del q64, k64, v64, y64, g64, ref
+        print(json.dumps(res), file=out, flush=True)
+        table.append(res)
+        torch.cuda.empty_cache()
+    print(f"\n{'S':>5} {'ours nvcc fwd':>14} {'fwd+bwd':>9} {'%roof':>6} {'cr fwd':>8} {'fwd+bwd':>9} "
+          f"{'flash':>7} {'f+b':>7} {'cudnn':>7} {'f+b':>7} {'math':>7} {'f+b':>7} {'mem MiB':>8} {'bitwise':>8}")
+    for r in table:
+        def g(k, f):
+            return r.get(k, {}).get(f, float("nan"))
+        mm = r["ours_nvcc"].get("mismatches_vs_cpu_reference")
+        mm_c = r["ours_cr"].get("mismatches_vs_cpu_reference")
+        bitwise = "n/a" if mm is None else ("yes" if sum(mm.values()) + sum(mm_c.values()) == 0 else "NO")
+        print(f"{r['S']:>5} {g('ours_nvcc','fwd_ms'):>14.3f} {g('ours_nvcc','fwd_bwd_ms'):>9.3f} "
+              f"{100*g('ours_nvcc','fwd_bwd_roof_fraction'):>6.1f} {g('ours_cr','fwd_ms'):>8.3f} "
+              f"{g('ours_cr','fwd_bwd_ms'):>9.3f} {g('sdpa_flash','fwd_ms'):>7.3f} {g('sdpa_flash','fwd_bwd_ms'):>7.3f} "
+              f"{g('sdpa_cudnn','fwd_ms'):>7.3f} {g('sdpa_cudnn','fwd_bwd_ms'):>7.3f} {g('sdpa_math','fwd_ms'):>7.3f} "
+              f"{g('sdpa_math','fwd_bwd_ms'):>7.3f} {g('ours_nvcc','peak_extra_mib_fwd_bwd'):>8.1f} {bitwise:>8}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
