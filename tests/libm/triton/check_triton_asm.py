@@ -11,7 +11,7 @@
 2. Assembles: every text, put twice into one kernel through LLVM's inline-asm
    path (llc-22: sm_90 then ptxas; gfx942; gfx950), as Triton would.
 3. Triton's own AMD lowering: samebits.triton.hipcc.triton.expf / .logf have
-   the same dataflow (tests/libm/hipcc/amdgpu_dataflow.py) as the code Triton
+   the same dataflow (libm/tools/hipcc_certify/amdgpu_code.py) as the code Triton
    3.6.0 itself emits for tl.exp / tl.log on gfx942 and gfx950, captured in
    tests/data/triton/ (the capture command is in those files).
    Negative controls: the text with one constant moved by one ulp, and the
@@ -42,7 +42,7 @@ def load(path, name):
 
 
 gen = load(os.path.join(ROOT, 'libm', 'tools', 'gen_triton_asm.py'), 'gen_triton_asm')
-dataflow = load(os.path.join(ROOT, 'tests', 'libm', 'hipcc', 'amdgpu_dataflow.py'), 'amdgpu_dataflow')
+dataflow = load(os.path.join(ROOT, 'libm', 'tools', 'hipcc_certify', 'amdgpu_code.py'), 'amdgpu_code')
 
 # samebits.triton.hipcc.triton.expf as generated before Triton 3.6's own AMD
 # code was read (the multiply by log2(e) and the +64 range shift as two

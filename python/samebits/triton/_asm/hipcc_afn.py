@@ -15,11 +15,9 @@ v_cmp_gt_f32_e32 vcc, s0, v0
 s_nop 1
 v_cndmask_b32_e32 v0, v0, v1, vcc
 v_mul_f32_e32 v0, 0x3fb8aa3b, v0
-s_nop 0
 v_exp_f32_e32 v0, v0
 s_nop 0
 v_mul_f32_e32 v1, 0x114b4ea4, v0
-s_nop 0
 v_cndmask_b32_e32 v0, v0, v1, vcc
 v_mov_b32 $0, v0
 """)
@@ -71,14 +69,11 @@ s_nop 1
 v_cndmask_b32_e32 v0, v0, v1, vcc
 v_mul_f32_e32 v1, 0x3a2784bc, v0
 v_mul_f32_e32 v0, 0x40549000, v0
-s_nop 0
 v_exp_f32_e32 v1, v1
 v_exp_f32_e32 v0, v0
 s_nop 0
-v_mul_f32_e32 v0, v1, v0
-s_nop 0
+v_mul_f32_e32 v0, v0, v1
 v_mul_f32_e32 v1, 0xa4fb11f, v0
-s_nop 0
 v_cndmask_b32_e32 v0, v0, v1, vcc
 v_mov_b32 $0, v0
 """)

@@ -11,14 +11,13 @@ _EXPF_ASM = tl.constexpr("""
 v_mov_b32 v0, $1
 s_mov_b32 s0, 0x3fb8aa3b
 v_mul_f32_e32 v1, 0x3fb8aa3b, v0
-s_nop 0
 v_rndne_f32_e32 v2, v1
 v_fma_f32 v3, v0, s0, -v1
 v_sub_f32_e32 v1, v1, v2
 v_fmamk_f32 v3, v0, 0x32a5705f, v3
 v_add_f32_e32 v1, v1, v3
 v_exp_f32_e32 v1, v1
-v_cvt_i32_f32 v2, v2
+v_cvt_i32_f32_e32 v2, v2
 s_mov_b32 s0, 0xc2ce8ed0
 v_cmp_ngt_f32_e32 vcc, s0, v0
 v_ldexp_f32 v1, v1, v2
@@ -63,14 +62,13 @@ _EXP10F_ASM = tl.constexpr("""
 v_mov_b32 v0, $1
 s_mov_b32 s0, 0x40549a78
 v_mul_f32_e32 v1, 0x40549a78, v0
-s_nop 0
 v_rndne_f32_e32 v2, v1
 v_fma_f32 v3, v0, s0, -v1
 v_sub_f32_e32 v1, v1, v2
 v_fmamk_f32 v3, v0, 0x33979a37, v3
 v_add_f32_e32 v1, v1, v3
 v_exp_f32_e32 v1, v1
-v_cvt_i32_f32 v2, v2
+v_cvt_i32_f32_e32 v2, v2
 s_mov_b32 s0, 0xc23369f4
 v_cmp_ngt_f32_e32 vcc, s0, v0
 v_ldexp_f32 v1, v1, v2
@@ -98,18 +96,17 @@ _LOGF_ASM = tl.constexpr("""
 v_mov_b32 v0, $1
 v_log_f32_e32 v0, v0
 s_mov_b32 s0, 0x3f317217
-v_mov_b32_e32 v1, 0x7f800000
-v_mul_f32_e32 v2, 0x3f317217, v0
-s_nop 0
-v_fma_f32 v3, v0, s0, -v2
-v_fmamk_f32 v3, v0, 0x3377d1cf, v3
-v_add_f32_e32 v2, v2, v3
-v_cmp_lt_f32_e64 vcc, |v0|, v1
+s_mov_b32 s1, 0x7f800000
+v_mul_f32_e32 v1, 0x3f317217, v0
+v_fma_f32 v2, v0, s0, -v1
+v_fmamk_f32 v2, v0, 0x3377d1cf, v2
+v_add_f32_e32 v1, v1, v2
+v_cmp_lt_f32_e64 vcc, |v0|, s1
 s_nop 1
-v_cndmask_b32_e32 v0, v0, v2, vcc
+v_cndmask_b32_e32 v0, v0, v1, vcc
 v_mov_b32 $0, v0
 """)
-_LOGF_ASM_CONSTRAINTS = tl.constexpr("=v,v,~{s0},~{vcc},~{v0},~{v1},~{v2},~{v3}")
+_LOGF_ASM_CONSTRAINTS = tl.constexpr("=v,v,~{s0},~{s1},~{vcc},~{v0},~{v1},~{v2}")
 
 @_triton.jit
 def logf(x):
@@ -142,18 +139,17 @@ _LOG10F_ASM = tl.constexpr("""
 v_mov_b32 v0, $1
 v_log_f32_e32 v0, v0
 s_mov_b32 s0, 0x3e9a209a
-v_mov_b32_e32 v1, 0x7f800000
-v_mul_f32_e32 v2, 0x3e9a209a, v0
-s_nop 0
-v_fma_f32 v3, v0, s0, -v2
-v_fmamk_f32 v3, v0, 0x3284fbcf, v3
-v_add_f32_e32 v2, v2, v3
-v_cmp_lt_f32_e64 vcc, |v0|, v1
+s_mov_b32 s1, 0x7f800000
+v_mul_f32_e32 v1, 0x3e9a209a, v0
+v_fma_f32 v2, v0, s0, -v1
+v_fmamk_f32 v2, v0, 0x3284fbcf, v2
+v_add_f32_e32 v1, v1, v2
+v_cmp_lt_f32_e64 vcc, |v0|, s1
 s_nop 1
-v_cndmask_b32_e32 v0, v0, v2, vcc
+v_cndmask_b32_e32 v0, v0, v1, vcc
 v_mov_b32 $0, v0
 """)
-_LOG10F_ASM_CONSTRAINTS = tl.constexpr("=v,v,~{s0},~{vcc},~{v0},~{v1},~{v2},~{v3}")
+_LOG10F_ASM_CONSTRAINTS = tl.constexpr("=v,v,~{s0},~{s1},~{vcc},~{v0},~{v1},~{v2}")
 
 @_triton.jit
 def log10f(x):

@@ -40,18 +40,18 @@ v_mov_b32 v0, $1
 s_mov_b32 s0, 0x800000
 v_cmp_gt_f32_e32 vcc, s0, v0
 s_mov_b32 s0, 0x3f317217
-v_mov_b32_e32 v2, 0x7f800000
+s_nop 0
 v_cndmask_b32_e64 v1, 0, 32, vcc
 s_nop 0
 v_ldexp_f32 v0, v0, v1
 v_log_f32_e32 v0, v0
 s_nop 0
 v_mul_f32_e32 v1, 0x3f317217, v0
-s_nop 0
 v_fma_f32 v1, v0, s0, -v1
+s_mov_b32 s0, 0x7f800000
 v_fmamk_f32 v1, v0, 0x3377d1cf, v1
 v_fmac_f32_e32 v1, 0x3f317217, v0
-v_cmp_lt_f32_e64 s[0:1], |v0|, v2
+v_cmp_lt_f32_e64 s[0:1], |v0|, s0
 s_nop 1
 v_cndmask_b32_e64 v0, v0, v1, s[0:1]
 v_mov_b32_e32 v1, 0x41b17218
@@ -59,7 +59,7 @@ v_cndmask_b32_e32 v1, 0, v1, vcc
 v_sub_f32_e32 v0, v0, v1
 v_mov_b32 $0, v0
 """)
-_LOGF_ASM_CONSTRAINTS = tl.constexpr("=v,v,~{s0},~{s1},~{vcc},~{v0},~{v1},~{v2}")
+_LOGF_ASM_CONSTRAINTS = tl.constexpr("=v,v,~{s0},~{s1},~{vcc},~{v0},~{v1}")
 
 @_triton.jit
 def logf(x):
