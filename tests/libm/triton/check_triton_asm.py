@@ -103,7 +103,7 @@ def check(ok, what):
 
 
 def as_kernel(name, body, input_reg):
-    """A pseudo kernel amdgpu_dataflow can read: load the input, BODY, store the result."""
+    """A pseudo kernel amdgpu_code can read: load the input, BODY, store the result."""
     return f'{name}:\n\tglobal_load_dword {input_reg}, v[250:251], off\n{body}\ts_endpgm\n'
 
 
