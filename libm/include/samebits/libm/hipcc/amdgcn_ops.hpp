@@ -45,6 +45,9 @@ struct Ops {
   }
   // The exponent is opaque: LLVM would otherwise turn ldexp(x, c ? 32 : 0) into
   // a select of multiplies, which computes the same value by other instructions.
+  // The barrier holds it in a VGPR: where the exponent is uniform (an SGPR in
+  // clang's code) that is one v_mov_b32 more (docs/libm/hipcc.md); no barrier
+  // both stops the rewrite and follows the value's uniformity.
   static SAMEBITS_FUNC float ldexp(float a, std::int32_t n) { return __builtin_amdgcn_ldexpf(a, arch::opaque(n)); }
   static SAMEBITS_FUNC float v_exp(float a) { return __builtin_amdgcn_exp2f(a); }
   static SAMEBITS_FUNC float v_log(float a) { return __builtin_amdgcn_logf(a); }
