@@ -59,6 +59,9 @@
 // The qualifier every libm function carries: callable from host and device,
 // inlined so that a user's kernel sees the whole sequence.
 #define SAMEBITS_FUNC SAMEBITS_HOST_DEVICE SAMEBITS_FORCEINLINE
+// A device-only instruction wrapper (inline PTX, AMDGPU builtins): declared in
+// every pass of a CUDA/HIP translation unit, compiled in the device pass only.
+#define SAMEBITS_DEVICE_FUNC SAMEBITS_DEVICE SAMEBITS_FORCEINLINE
 
 // ---- language level ----------------------------------------------------------
 #if defined(_MSVC_LANG)
