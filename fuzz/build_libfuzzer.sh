@@ -20,7 +20,7 @@ for v in default ftz; do
   python3 tests/data/nvcc/unxz.py "tests/data/nvcc/nvcc_golden_$v.bin.xz" "$out/nvcc_golden_$v.bin"
 done
 objs=()
-for src in oracle/src/*.cpp; do
+for src in oracle/src/*.cpp libm/src/*.cpp; do  # libm/src: the MUFU models (nvcc host path)
   o="$out/obj/$(basename "${src%.cpp}").o"
   "$cxx" "${flags[@]}" -c "$src" -o "$o" &
   objs+=("$o")

@@ -1,8 +1,11 @@
 // samebits/libm/nvcc.hpp — samebits::nvcc, the functions nvcc (CUDA 13, sm_90)
 // emits, bit for bit: nvcc::{expf, exp2f, exp10f, logf, log2f, log10f}
 // (default flags), nvcc::ftz::* (-ftz=true), nvcc::fast::* (__expf, __exp10f,
-// __logf, __log2f). Device path (CUDA) only so far; the host path with its
-// MUFU model lands with its issue (docs/libm/nvcc.md).
+// __logf, __log2f), nvcc::triton::{expf, logf} (docs/libm/nvcc.md).
+// Device path (CUDA): the PTX instructions themselves. Host path: the same
+// operations in IEEE binary32, with the H200's MUFU from measured models: a
+// host program calling the exponentials (any form) or fast::* links
+// samebits_mufu_model (nvcc/mufu_model.hpp); the logarithms need no library.
 #pragma once
 
 #include "samebits/libm/nvcc/expf.hpp"

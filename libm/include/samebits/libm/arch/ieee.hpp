@@ -1,7 +1,9 @@
 // samebits/libm/arch/ieee.hpp — pinned binary32 arithmetic: add_rn, sub_rn,
 // mul_rn, div_rn and fma_rn are each one IEEE 754 operation rounded to
 // nearest-even, on every target and under any contraction flag, so that a
-// kernel's reductions and recurrences give the same bits everywhere.
+// kernel's reductions and recurrences give the same bits everywhere; widen
+// (binary32 to binary64, exact, subnormals kept) and narrow_rn (to nearest)
+// are the conversions.
 //   NVIDIA device: inline PTX with an explicit `.rn` and no `.ftz`
 //                  (arch/nvptx.hpp); nvcc's -ftz=true, -use_fast_math and
 //                  -fmad=true cannot change them.
@@ -30,6 +32,8 @@ SAMEBITS_FUNC float sub_rn(float a, float b) { return nvptx::sub_rn<false>(a, b)
 SAMEBITS_FUNC float mul_rn(float a, float b) { return nvptx::mul_rn<false>(a, b); }
 SAMEBITS_FUNC float div_rn(float a, float b) { return nvptx::div_rn<false>(a, b); }
 SAMEBITS_FUNC float fma_rn(float a, float b, float c) { return nvptx::fma_rn<false>(a, b, c); }
+SAMEBITS_FUNC double widen(float a) { return nvptx::cvt_f64_f32(a); }
+SAMEBITS_FUNC float narrow_rn(double a) { return nvptx::cvt_rn_f32_f64(a); }
 
 #else
 
@@ -50,6 +54,8 @@ SAMEBITS_FUNC float sub_rn(float a, float b) { return detail::operand(a) - detai
 SAMEBITS_FUNC float mul_rn(float a, float b) { return opaque(a * b); }
 SAMEBITS_FUNC float div_rn(float a, float b) { return detail::operand(a) / detail::operand(b); }
 SAMEBITS_FUNC float fma_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+SAMEBITS_FUNC double widen(float a) { return static_cast<double>(a); }
+SAMEBITS_FUNC float narrow_rn(double a) { return static_cast<float>(a); }
 
 #endif
 

@@ -3,62 +3,35 @@
 // and on NVIDIA GPUs (the paths without v_exp_f32 / v_log_f32, which come
 // from a Model, hipcc/models.hpp).
 //
-// Every operation is pinned: on NVIDIA each is one inline-PTX instruction
-// without .ftz (so nvcc's -ftz=true, -use_fast_math and -fmad cannot change
-// it); on the host every product passes through arch::opaque before any add
-// can see it (so -ffp-contract=fast has nothing to fuse). Daz = true gives
+// Every operation is pinned (arch/ieee.hpp): on NVIDIA each is one
+// inline-PTX instruction without .ftz (so nvcc's -ftz=true, -use_fast_math
+// and -fmad cannot change it); on the host products and sums pass through
+// arch::opaque (so -ffp-contract=fast has nothing to fuse). Daz = true gives
 // the preserve-sign denormal mode: subnormal inputs and results of every
 // arithmetic instruction become zeros of the same sign.
 #pragma once
 
 #include <cstdint>
 
-#include "samebits/libm/arch/barrier.hpp"
+#include "samebits/libm/arch/ieee.hpp"
 #include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/fp/denormals.hpp"
 #include "samebits/libm/hipcc/models.hpp"
 #include "samebits/libm/platform.hpp"
 
 namespace samebits::hipcc::ieee {
 
-#if defined(SAMEBITS_DEVICE_NVIDIA)
-#define SAMEBITS_HIPCC_PTX2(NAME, OP)                                   \
-  __device__ __forceinline__ float NAME(float a, float b) {            \
-    float d;                                                            \
-    asm(OP " %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));                  \
-    return d;                                                           \
-  }
-SAMEBITS_HIPCC_PTX2(mul_rn, "mul.rn.f32")
-SAMEBITS_HIPCC_PTX2(add_rn, "add.rn.f32")
-SAMEBITS_HIPCC_PTX2(sub_rn, "sub.rn.f32")
-#undef SAMEBITS_HIPCC_PTX2
-__device__ __forceinline__ float fma_rn(float a, float b, float c) {
-  float d;
-  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
-  return d;
-}
-__device__ __forceinline__ double widen(float a) {
-  double d;
-  asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(a));
-  return d;
-}
-__device__ __forceinline__ float narrow_rn(double a) {
-  float d;
-  asm("cvt.rn.f32.f64 %0, %1;" : "=f"(d) : "d"(a));
-  return d;
-}
-#else
-SAMEBITS_FUNC float mul_rn(float a, float b) { return arch::opaque(a * b); }
-SAMEBITS_FUNC float add_rn(float a, float b) { return a + b; }
-SAMEBITS_FUNC float sub_rn(float a, float b) { return a - b; }
-SAMEBITS_FUNC float fma_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-SAMEBITS_FUNC double widen(float a) { return static_cast<double>(a); }
-SAMEBITS_FUNC float narrow_rn(double a) { return static_cast<float>(a); }
-#endif
+using arch::add_rn;
+using arch::fma_rn;
+using arch::mul_rn;
+using arch::narrow_rn;
+using arch::sub_rn;
+using arch::widen;
 
 // The instruction set of the sequences in hipcc/expf.hpp and hipcc/logf.hpp.
 template <bool Daz, class Model>
 struct Ops {
-  static SAMEBITS_FUNC float in(float a) { return detail::in<Daz>(a); }
+  static SAMEBITS_FUNC float in(float a) { return fp::flush_if<Daz>(a); }
   static SAMEBITS_FUNC float mul(float a, float b) { return in(mul_rn(in(a), in(b))); }
   static SAMEBITS_FUNC float add(float a, float b) { return in(add_rn(in(a), in(b))); }
   static SAMEBITS_FUNC float sub(float a, float b) { return in(sub_rn(in(a), in(b))); }

@@ -21,18 +21,12 @@
 #include "samebits/libm/cr/exp2f.hpp"
 #include "samebits/libm/cr/log2f.hpp"
 #include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/fp/denormals.hpp"
 #include "samebits/libm/platform.hpp"
 
 namespace samebits::hipcc {
 
 namespace detail {
-
-SAMEBITS_FUNC float flush(float a) {
-  const std::uint32_t b = fp::to_bits(a);
-  return (b & fp::kExponentMask) == 0 ? fp::from_bits(b & fp::kSignMask) : a;
-}
-template <bool Daz>
-SAMEBITS_FUNC float in(float a) { return Daz ? flush(a) : a; }
 
 // One ulp toward +inf (Dir > 0) or -inf (Dir < 0) for finite non-zero y.
 template <int Dir>
@@ -51,17 +45,17 @@ struct CrModel {
   static constexpr int kDirection = Dir;
   template <bool Daz>
   static SAMEBITS_FUNC float v_exp(float a) {
-    a = detail::in<Daz>(a);
+    a = fp::flush_if<Daz>(a);
     const float y = cr::exp2f(a);  // NaN: the input quieted
     // Exact: 2^a for integer a (every binary32 of magnitude >= 2^23 is an
     // integer; infinities included), and NaN passes through.
     const std::uint32_t ax = fp::to_bits(a) & 0x7fffffffu;
     const bool exact = ax >= 0x4b000000u || a == static_cast<float>(static_cast<std::int32_t>(a));
-    return detail::in<Daz>(exact ? y : detail::step<Dir>(y));
+    return fp::flush_if<Daz>(exact ? y : detail::step<Dir>(y));
   }
   template <bool Daz>
   static SAMEBITS_FUNC float v_log(float a) {
-    a = detail::in<Daz>(a);
+    a = fp::flush_if<Daz>(a);
     const std::uint32_t b = fp::to_bits(a);
     if ((b & 0x7fffffffu) > fp::kExponentMask) return fp::from_bits(b | fp::kQuietBit);
     if ((b & 0x7fffffffu) == 0) return fp::from_bits(0xff800000u);

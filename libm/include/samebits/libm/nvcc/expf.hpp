@@ -11,22 +11,22 @@
 //   q = fma.rn(x, L_hi, k); q = fma.rn(x, L_lo, q)
 //   y = ex2.approx.ftz(q) * bits(bits(j) << 23)
 //
-// Device path: inline PTX (nvcc/ptx.hpp). Host path: the same operations in
+// Device path: inline PTX (arch/nvptx.hpp). Host path: the same operations in
 // IEEE binary32 (nvcc/host_ops.hpp) with MUFU.EX2 from the measured model of
-// the H200 (nvcc/mufu_model.hpp).
+// the H200 (nvcc/mufu_model.hpp; link samebits_mufu_model).
 #pragma once
 
 #include <cstdint>
 
+#include "samebits/libm/arch/nvptx.hpp"
 #include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/nvcc/host_ops.hpp"
-#include "samebits/libm/nvcc/ptx.hpp"
 
 namespace samebits::nvcc {
 namespace detail {
 
 #if defined(SAMEBITS_DEVICE_NVIDIA)
-namespace exp_ops = ptx;
+namespace exp_ops = arch::nvptx;
 #else
 namespace exp_ops = host;
 #endif

@@ -1,27 +1,26 @@
-// samebits/libm/nvcc/host_ops.hpp — the PTX instructions of nvcc/ptx.hpp,
-// computed on the host with IEEE binary32 arithmetic (fma included), for the
-// host path of samebits::nvcc. The `.ftz` forms flush subnormal inputs and
-// results to sign-preserving zero, as PTX defines them.
+// samebits/libm/nvcc/host_ops.hpp — the PTX instructions of arch/nvptx.hpp
+// that nvcc's libdevice sequences use, computed on the host with IEEE
+// binary32 arithmetic (fma included), for the host path of samebits::nvcc.
+// The `.ftz` forms flush subnormal inputs and results to sign-preserving zero,
+// as PTX defines them (fp/denormals.hpp).
 //
 // Every product here either ends an expression or feeds an fma as a factor,
 // so -ffp-contract=fast has nothing to fuse. The MUFU instructions come from
-// the hardware model (nvcc/mufu_model.hpp): ex2.approx and lg2.approx.
+// the measured models (nvcc/mufu_model.hpp, compiled in samebits_mufu_model):
+// ex2.approx and lg2.approx.
 #pragma once
 
 #include <cstdint>
 
 #include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/fp/denormals.hpp"
 #include "samebits/libm/nvcc/mufu_model.hpp"
 #include "samebits/libm/platform.hpp"
 
 namespace samebits::nvcc::host {
 
-SAMEBITS_FUNC float flush(float a) {
-  const std::uint32_t b = fp::to_bits(a);
-  return (b & 0x7f800000u) == 0 ? fp::from_bits(b & 0x80000000u) : a;
-}
 template <bool Ftz>
-SAMEBITS_FUNC float in(float a) { return Ftz ? flush(a) : a; }
+SAMEBITS_FUNC float in(float a) { return fp::flush_if<Ftz>(a); }
 
 template <bool Ftz>
 SAMEBITS_FUNC float fma_rn(float a, float b, float c) {
@@ -56,9 +55,11 @@ SAMEBITS_FUNC float fma_rm(float a, float b, float c) {
   const std::uint32_t fb = fp::to_bits(f);
   return in<Ftz>(fp::from_bits((fb & 0x7fffffffu) == 0 ? 0x80000001u : (fb >> 31) ? fb + 1 : fb - 1));
 }
-SAMEBITS_FUNC float ex2_approx_ftz(float a) { return model::ex2_approx_ftz(a); }
+
+// MUFU: host functions of samebits_mufu_model, so these are host-only too.
+inline float ex2_approx_ftz(float a) { return model::ex2_approx_ftz(a); }
 template <bool Ftz>
-SAMEBITS_FUNC float ex2_approx(float a) { return Ftz ? model::ex2_approx_ftz(a) : model::ex2_approx(a); }
+inline float ex2_approx(float a) { return Ftz ? model::ex2_approx_ftz(a) : model::ex2_approx(a); }
 template <bool Ftz>
-SAMEBITS_FUNC float lg2_approx(float a) { return Ftz ? model::lg2_approx_ftz(a) : model::lg2_approx(a); }
+inline float lg2_approx(float a) { return Ftz ? model::lg2_approx_ftz(a) : model::lg2_approx(a); }
 }  // namespace samebits::nvcc::host

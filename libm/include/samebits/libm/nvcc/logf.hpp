@@ -13,16 +13,17 @@
 //   x >= inf or NaN (unsigned encodings): fma(x, inf, inf);  x == +-0: -inf
 // log10f = logf's y times log10(e) (0x3EDE5BD9), before the zero test.
 //
-// Device path: inline PTX. Host path: the same operations in IEEE binary32
-// (nvcc/host_ops.hpp); logf / log2f / log10f involve no MUFU, the intrinsics
-// use the model of MUFU lg2 (nvcc/mufu_lg2_model.hpp).
+// Device path: inline PTX (arch/nvptx.hpp). Host path: the same operations in
+// IEEE binary32 (nvcc/host_ops.hpp); logf / log2f / log10f involve no MUFU, the
+// intrinsics use the model of MUFU lg2 (nvcc/mufu_model.hpp; link
+// samebits_mufu_model).
 #pragma once
 
 #include <cstdint>
 
+#include "samebits/libm/arch/nvptx.hpp"
 #include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/nvcc/host_ops.hpp"
-#include "samebits/libm/nvcc/ptx.hpp"
 
 namespace samebits::nvcc {
 namespace detail {
@@ -37,7 +38,7 @@ struct LogArgs {
 };
 
 #if defined(SAMEBITS_DEVICE_NVIDIA)
-namespace ops = ptx;
+namespace ops = arch::nvptx;
 #else
 namespace ops = host;
 #endif
@@ -177,7 +178,7 @@ SAMEBITS_FUNC float log10f(float x) { return detail::log10f<true>(x); }
 
 // The intrinsics: MUFU lg2, then (for __logf) one multiply by ln 2 rounded
 // to binary32 (mul.f32, not ftz). Device path: lg2.approx.f32; host path:
-// the measured model of the H200's MUFU lg2 (nvcc/mufu_lg2_model.hpp).
+// the measured model of the H200's MUFU lg2 (nvcc/mufu_model.hpp).
 namespace fast {
 SAMEBITS_FUNC float logf(float x) {
   return detail::ops::mul<false>(detail::ops::lg2_approx<false>(x), fp::from_bits(0x3F317218u));

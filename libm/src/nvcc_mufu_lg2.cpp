@@ -1,6 +1,7 @@
-// samebits/libm/nvcc/mufu_lg2_model.hpp — a bit-exact software model of the
-// H200's (sm_90) MUFU lg2 instruction (lg2.approx.f32, lg2.approx.ftz.f32),
-// for the host path of samebits::nvcc (__logf, __log2f).
+// libm/src/nvcc_mufu_lg2.cpp — a bit-exact software model of the H200's
+// (sm_90) MUFU lg2 instruction (lg2.approx.f32, lg2.approx.ftz.f32), for the
+// host path of samebits::nvcc (__logf, __log2f; declared in
+// samebits/libm/nvcc/mufu_model.hpp; library samebits_mufu_model).
 //
 // Measured on the H200 (tests/device/lg2_rule_probe.cu, all 2^32 inputs of
 // both forms, 0 mismatches; docs/libm/results/h200/mufu/lg2_rule.jsonl). The
@@ -17,22 +18,20 @@
 // Specials: +-0 -> -inf; +inf -> +inf; negative non-zero (-inf included) and
 // NaN -> 0x7fffffff. The ftz form reads subnormals of either sign as zero
 // (-inf); on normal inputs it is the non-ftz form (same tables, measured).
-// T0 and Tm1 are measured data (nvcc/mufu_lg2_tables.hpp, stored as encoding
+// T0 and Tm1 are measured data (libm/src/nvcc_mufu_lg2_tables.hpp, stored as encoding
 // distances from the correctly rounded values that samebits::cr::log2f
 // computes), not a fitted approximation.
 //
 // Validation: tests/device/mufu_model_check.cu compares the model with the
 // instruction on all 2^32 inputs; a user re-validates it on their own GPU
 // with the same program.
-#pragma once
-
 #include <cstdint>
 
+#include "base64.hpp"
+#include "nvcc_mufu_lg2_tables.hpp"
 #include "samebits/libm/cr/log2f.hpp"
 #include "samebits/libm/fp/bits.hpp"
-#include "samebits/libm/nvcc/mufu_ex2_tables.hpp"  // detail::base64_value
-#include "samebits/libm/nvcc/mufu_lg2_tables.hpp"
-#include "samebits/libm/platform.hpp"
+#include "samebits/libm/nvcc/mufu_model.hpp"
 
 namespace samebits::nvcc::model {
 namespace detail {
@@ -40,7 +39,7 @@ namespace detail {
 // The w-bit field (w <= 48, and p % 6 + w <= 48) at bit p of a base64 string
 // whose character k holds bits 6k .. 6k + 5. Reads only the characters that
 // hold the field.
-SAMEBITS_FUNC std::uint64_t lg2_field(const char* s, std::uint32_t p, std::uint32_t w) {
+static std::uint64_t lg2_field(const char* s, std::uint32_t p, std::uint32_t w) {
   const std::uint32_t c0 = p / 6, c1 = (p + w + 5) / 6;
   std::uint64_t acc = 0;
   for (std::uint32_t c = c0; c < c1; ++c) acc |= static_cast<std::uint64_t>(base64_value(s[c])) << (6 * (c - c0));
@@ -50,7 +49,7 @@ SAMEBITS_FUNC std::uint64_t lg2_field(const char* s, std::uint32_t p, std::uint3
 // Entry m of a table: its block's header gives the sum S of the previous
 // blocks' widths, the width w and the minimum; the field is at bit
 // kLg2Block S + (m % kLg2Block) w of the stream.
-SAMEBITS_FUNC std::uint32_t lg2_residual(const char* headers, const char* stream, std::uint32_t m) {
+static std::uint32_t lg2_residual(const char* headers, const char* stream, std::uint32_t m) {
   const std::uint64_t h = lg2_field(headers, 48u * (m / kLg2Block), 48u);
   const std::uint32_t s = static_cast<std::uint32_t>(h & ((1u << kLg2SBits) - 1u));
   const std::uint32_t w = static_cast<std::uint32_t>((h >> kLg2SBits) & ((1u << kLg2WBits) - 1u));
@@ -60,18 +59,18 @@ SAMEBITS_FUNC std::uint32_t lg2_residual(const char* headers, const char* stream
 }
 
 // The encodings of T0[m] and Tm1[m].
-SAMEBITS_FUNC std::uint32_t lg2_t0(std::uint32_t m) {
+static std::uint32_t lg2_t0(std::uint32_t m) {
   const std::uint32_t cr = fp::to_bits(cr::log2f(fp::from_bits(0x3f800000u | m)));
   return cr + lg2_residual(lg2_e0_headers(), lg2_e0_stream(), m);
 }
-SAMEBITS_FUNC std::uint32_t lg2_tm1(std::uint32_t m) {
+static std::uint32_t lg2_tm1(std::uint32_t m) {
   const std::uint32_t cr = fp::to_bits(cr::log2f(fp::from_bits(0x3f000000u | m)));
   return cr + lg2_residual(lg2_em1_headers(), lg2_em1_stream(), m);
 }
 
 // A positive binary64 d rounded toward zero to binary32 (d well inside the
 // binary32 normal range): round to nearest, step down if that went up.
-SAMEBITS_FUNC float lg2_rz(double d) {
+static float lg2_rz(double d) {
   const float f = static_cast<float>(d);
   return static_cast<double>(f) > d ? fp::from_bits(fp::to_bits(f) - 1u) : f;
 }
@@ -79,7 +78,7 @@ SAMEBITS_FUNC float lg2_rz(double d) {
 // The rule for a positive normal encoding ax. The sums are exact in binary64:
 // |e| <= 127 < 2^7 and every nonzero table value has its last significand bit
 // at or above 2^-36 (checked on the data), 43 bits in all.
-SAMEBITS_FUNC float lg2_normal(std::uint32_t ax) {
+static float lg2_normal(std::uint32_t ax) {
   const int e = static_cast<int>(ax >> 23) - 127;
   const std::uint32_t m = ax & 0x007fffffu;
   if (e == 0) return fp::from_bits(lg2_t0(m));
@@ -92,7 +91,7 @@ SAMEBITS_FUNC float lg2_normal(std::uint32_t ax) {
 }  // namespace detail
 
 // lg2.approx.f32 (no ftz).
-SAMEBITS_FUNC float lg2_approx(float a) {
+float lg2_approx(float a) noexcept {
   const std::uint32_t ia = fp::to_bits(a);
   if (ia == 0u || ia == 0x80000000u) return fp::from_bits(fp::kNegInf);  // +-0
   if (ia > fp::kPosInf) return fp::from_bits(0x7fffffffu);               // negative or NaN
@@ -105,7 +104,7 @@ SAMEBITS_FUNC float lg2_approx(float a) {
 }
 
 // lg2.approx.ftz.f32: subnormal inputs of either sign read as zero.
-SAMEBITS_FUNC float lg2_approx_ftz(float a) {
+float lg2_approx_ftz(float a) noexcept {
   const std::uint32_t ax = fp::to_bits(a) & 0x7fffffffu;
   if (ax < fp::kMinNormal) return fp::from_bits(fp::kNegInf);
   return lg2_approx(a);
