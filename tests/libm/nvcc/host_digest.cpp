@@ -2,7 +2,7 @@
 // function (and the MUFU models) over a strided sample of all 2^32 inputs,
 // printed one line per function. Built against two trees, it shows that a
 // refactoring kept the bits (docs/libm/build-cost.md):
-//   g++ -std=c++20 -O2 -I OLD/libm/include tests/libm/nvcc/host_digest.cpp -o d_old   (header-only tree)
+//   g++ -std=c++20 -O2 -I OLD/libm/include tests/libm/nvcc/host_digest.cpp -o d_old   (tree with the tables in headers)
 //   build/tests/libm/nvcc/host_digest [STRIDE]                                        (this tree)
 // The digest is FNV-1a over the 32-bit encodings of the outputs, in input order.
 #include <cstdint>
