@@ -70,7 +70,8 @@ for part in "$@"; do
       "$work/lg2_rule_probe" | tee "$work/text/lg2_rule.jsonl" || status=1
       ;;
     mufu-model)
-      nvcc "${flags[@]}" tests/device/mufu_model_check.cu -o "$work/mufu_model_check" || { status=1; continue; }
+      nvcc "${flags[@]}" tests/device/mufu_model_check.cu libm/src/nvcc_mufu_ex2.cpp libm/src/nvcc_mufu_lg2.cpp \
+        -o "$work/mufu_model_check" || { status=1; continue; }
       "$work/mufu_model_check" | tee "$work/text/mufu_model_check.jsonl" || status=1
       ;;
     accuracy)

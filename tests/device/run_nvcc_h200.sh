@@ -45,8 +45,9 @@ build() {  # build NAME SOURCE EXTRA_FLAGS...
   "$nvcc" "${flags[@]}" "$@" "$src" -o "$bin/$name" 2>&1 | tee "$out/build_$name.log"
   note "build_$name" "${PIPESTATUS[0]}"
 }
-build nvcc_bitwise tests/device/nvcc_bitwise.cu
-build nvcc_bitwise_ftz tests/device/nvcc_bitwise.cu -ftz=true -DSAMEBITS_TEST_FTZ=1
+mufu=(libm/src/nvcc_mufu_ex2.cpp libm/src/nvcc_mufu_lg2.cpp)  # the host path's MUFU models
+build nvcc_bitwise tests/device/nvcc_bitwise.cu "${mufu[@]}"
+build nvcc_bitwise_ftz tests/device/nvcc_bitwise.cu -ftz=true -DSAMEBITS_TEST_FTZ=1 "${mufu[@]}"
 build capture_nvcc_golden tests/device/capture_nvcc_golden.cu
 build capture_nvcc_golden_ftz tests/device/capture_nvcc_golden.cu -ftz=true
 

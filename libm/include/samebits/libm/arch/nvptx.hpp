@@ -84,6 +84,72 @@ SAMEBITS_DEVICE_FUNC float cvt_rn_f32_f64(double a) {
   return d;
 }
 
+// 32-bit integer operations on a binary32's encoding, pinned like the rest so
+// that the sequence around them reaches ptxas as libdevice writes it.
+SAMEBITS_DEVICE_FUNC std::int32_t mov_b32(float a) {
+  std::int32_t d;
+  asm("mov.b32 %0, %1;" : "=r"(d) : "f"(a));
+  return d;
+}
+SAMEBITS_DEVICE_FUNC std::int32_t add_s32(std::int32_t a, std::int32_t b) {
+  std::int32_t d;
+  asm("add.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+SAMEBITS_DEVICE_FUNC std::int32_t sub_s32(std::int32_t a, std::int32_t b) {
+  std::int32_t d;
+  asm("sub.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+// a & 0xFF800000: the sign and exponent field.
+SAMEBITS_DEVICE_FUNC std::int32_t and_b32_exponent(std::int32_t a) {
+  std::int32_t d;
+  asm("and.b32 %0, %1, -8388608;" : "=r"(d) : "r"(a));
+  return d;
+}
+
+// Predicated idioms of libdevice's logarithms: one setp and the instructions
+// it guards, in one asm block so the predicate stays a predicate.
+// x < 2^-126 (setp.lt, .ftz per Ftz): xs = scaled, e23 = -23; else xs = x, e23 = 0.
+template <bool Ftz>
+SAMEBITS_DEVICE_FUNC void select_subnormal_scaled(float x, float scaled, float& xs, float& e23) {
+  if constexpr (Ftz) {
+    asm("{ .reg .pred %%sbp; setp.lt.ftz.f32 %%sbp, %2, 0f00800000; selp.f32 %0, %3, %2, %%sbp; "
+        "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
+        : "=f"(xs), "=f"(e23) : "f"(x), "f"(scaled));
+  } else {
+    asm("{ .reg .pred %%sbp; setp.lt.f32 %%sbp, %2, 0f00800000; selp.f32 %0, %3, %2, %%sbp; "
+        "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
+        : "=f"(xs), "=f"(e23) : "f"(x), "f"(scaled));
+  }
+}
+// y, or fma.rn(xs, inf, inf) where the encoding ix is >= 0x7f800000 as unsigned
+// (+inf, NaN, every negative x).
+template <bool Ftz>
+SAMEBITS_DEVICE_FUNC float fma_inf_inf_unless_below_inf(float y, std::int32_t ix, float xs) {
+  if constexpr (Ftz) {
+    asm("{ .reg .pred %%sbq; setp.lt.u32 %%sbq, %1, 2139095040; @!%%sbq fma.rn.ftz.f32 %0, %2, 0f7F800000, 0f7F800000; }"
+        : "+f"(y) : "r"(ix), "f"(xs));
+  } else {
+    asm("{ .reg .pred %%sbq; setp.lt.u32 %%sbq, %1, 2139095040; @!%%sbq fma.rn.f32 %0, %2, 0f7F800000, 0f7F800000; }"
+        : "+f"(y) : "r"(ix), "f"(xs));
+  }
+  return y;
+}
+// -inf where xs == 0 (setp.eq, .ftz per Ftz), y elsewhere.
+template <bool Ftz>
+SAMEBITS_DEVICE_FUNC float select_neg_inf_if_zero(float xs, float y) {
+  float out;
+  if constexpr (Ftz) {
+    asm("{ .reg .pred %%sbz; setp.eq.ftz.f32 %%sbz, %1, 0f00000000; selp.f32 %0, 0fFF800000, %2, %%sbz; }"
+        : "=f"(out) : "f"(xs), "f"(y));
+  } else {
+    asm("{ .reg .pred %%sbz; setp.eq.f32 %%sbz, %1, 0f00000000; selp.f32 %0, 0fFF800000, %2, %%sbz; }"
+        : "=f"(out) : "f"(xs), "f"(y));
+  }
+  return out;
+}
+
 }  // namespace samebits::arch::nvptx
 
 #endif  // SAMEBITS_LANG_CUDA

@@ -56,6 +56,41 @@ SAMEBITS_FUNC float fma_rm(float a, float b, float c) {
   return in<Ftz>(fp::from_bits((fb & 0x7fffffffu) == 0 ? 0x80000001u : (fb >> 31) ? fb + 1 : fb - 1));
 }
 
+// Integer operations on encodings (two's complement, modulo 2^32).
+SAMEBITS_FUNC std::int32_t mov_b32(float a) { return static_cast<std::int32_t>(fp::to_bits(a)); }
+SAMEBITS_FUNC std::int32_t add_s32(std::int32_t a, std::int32_t b) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+SAMEBITS_FUNC std::int32_t sub_s32(std::int32_t a, std::int32_t b) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) - static_cast<std::uint32_t>(b));
+}
+SAMEBITS_FUNC std::int32_t and_b32_exponent(std::int32_t a) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) & 0xFF800000u);
+}
+
+// The predicated idioms of arch/nvptx.hpp.
+template <bool Ftz>
+SAMEBITS_FUNC void select_subnormal_scaled(float x, float scaled, float& xs, float& e23) {
+  const bool sub = setp_lt<Ftz>(x, fp::from_bits(0x00800000u));
+  xs = sub ? scaled : x;
+  e23 = sub ? -23.0f : 0.0f;
+}
+// x * inf + inf for +inf, NaN, and every negative x (their encodings are
+// >= 0x80000000): +inf for +inf, otherwise a NaN. The GPU's NaN is assumed to
+// be the canonical 0x7fffffff that NVIDIA arithmetic returns; the host's fma
+// would propagate the input's payload instead. Verified only as a class so far
+// (docs/libm/nvcc.md).
+template <bool Ftz>
+SAMEBITS_FUNC float fma_inf_inf_unless_below_inf(float y, std::int32_t ix, float xs) {
+  if (static_cast<std::uint32_t>(ix) < 0x7f800000u) return y;
+  if (fp::to_bits(xs) == 0x7f800000u) return xs;
+  return fp::from_bits(0x7fffffffu);
+}
+template <bool Ftz>
+SAMEBITS_FUNC float select_neg_inf_if_zero(float xs, float y) {
+  return setp_eq<Ftz>(xs, 0.0f) ? fp::from_bits(0xFF800000u) : y;
+}
+
 // MUFU: host functions of samebits_mufu_model, so these are host-only too.
 inline float ex2_approx_ftz(float a) { return model::ex2_approx_ftz(a); }
 template <bool Ftz>

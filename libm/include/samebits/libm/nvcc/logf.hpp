@@ -45,32 +45,12 @@ namespace ops = host;
 
 template <bool Ftz>
 SAMEBITS_FUNC LogArgs log_reduce(float x, std::int32_t off_neg) {
-  float xs, e23;
   const float scaled = ops::mul<Ftz>(x, fp::from_bits(0x4B000000u));  // x 2^23
-  std::int32_t ix, ie, im;
-#if defined(SAMEBITS_DEVICE_NVIDIA)
-  if constexpr (Ftz) {
-    asm("{ .reg .pred %%sbp; setp.lt.ftz.f32 %%sbp, %2, 0f00800000; selp.f32 %0, %3, %2, %%sbp; "
-        "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
-        : "=f"(xs), "=f"(e23) : "f"(x), "f"(scaled));
-  } else {
-    asm("{ .reg .pred %%sbp; setp.lt.f32 %%sbp, %2, 0f00800000; selp.f32 %0, %3, %2, %%sbp; "
-        "selp.f32 %1, 0fC1B80000, 0f00000000, %%sbp; }"
-        : "=f"(xs), "=f"(e23) : "f"(x), "f"(scaled));
-  }
-  std::int32_t t;
-  asm("mov.b32 %0, %1;" : "=r"(ix) : "f"(xs));
-  asm("add.s32 %0, %1, %2;" : "=r"(t) : "r"(ix), "r"(off_neg));
-  asm("and.b32 %0, %1, -8388608;" : "=r"(ie) : "r"(t));  // & 0xFF800000
-  asm("sub.s32 %0, %1, %2;" : "=r"(im) : "r"(ix), "r"(ie));
-#else
-  const bool sub = host::setp_lt<Ftz>(x, fp::from_bits(0x00800000u));
-  xs = sub ? scaled : x;
-  e23 = sub ? -23.0f : 0.0f;
-  ix = static_cast<std::int32_t>(fp::to_bits(xs));
-  ie = static_cast<std::int32_t>((static_cast<std::uint32_t>(ix) + static_cast<std::uint32_t>(off_neg)) & 0xFF800000u);
-  im = static_cast<std::int32_t>(static_cast<std::uint32_t>(ix) - static_cast<std::uint32_t>(ie));
-#endif
+  float xs, e23;
+  ops::select_subnormal_scaled<Ftz>(x, scaled, xs, e23);  // x < 2^-126: x 2^23 and -23
+  const std::int32_t ix = ops::mov_b32(xs);
+  const std::int32_t ie = ops::and_b32_exponent(ops::add_s32(ix, off_neg));
+  const std::int32_t im = ops::sub_s32(ix, ie);
   const float m = fp::from_bits(static_cast<std::uint32_t>(im));
   const float e = ops::fma_rn<Ftz>(ops::cvt_rn_f32_s32(ie), fp::from_bits(0x34000000u), e23);  // e 2^-23
   const float f = ops::add<Ftz>(m, fp::from_bits(0xBF800000u));                                // m - 1
@@ -80,43 +60,13 @@ SAMEBITS_FUNC LogArgs log_reduce(float x, std::int32_t off_neg) {
 // inf and NaN (encodings >= 0x7f800000 as unsigned): x * inf + inf.
 template <bool Ftz>
 SAMEBITS_FUNC float log_nonfinite(float y, const LogArgs& a) {
-#if defined(SAMEBITS_DEVICE_NVIDIA)
-  if constexpr (Ftz) {
-    asm("{ .reg .pred %%sbq; setp.lt.u32 %%sbq, %1, 2139095040; @!%%sbq fma.rn.ftz.f32 %0, %2, 0f7F800000, 0f7F800000; }"
-        : "+f"(y) : "r"(a.ix), "f"(a.xs));
-  } else {
-    asm("{ .reg .pred %%sbq; setp.lt.u32 %%sbq, %1, 2139095040; @!%%sbq fma.rn.f32 %0, %2, 0f7F800000, 0f7F800000; }"
-        : "+f"(y) : "r"(a.ix), "f"(a.xs));
-  }
-  return y;
-#else
-  if (static_cast<std::uint32_t>(a.ix) < 0x7f800000u) return y;
-  // x * inf + inf for +inf, NaN, and every negative x (their encodings are
-  // >= 0x80000000): +inf for +inf, otherwise a NaN. The GPU's NaN is assumed
-  // to be the canonical 0x7fffffff that NVIDIA arithmetic returns; the
-  // host's fma would propagate the input's payload instead. Verified only
-  // as a class so far (docs/libm/nvcc.md).
-  if (fp::to_bits(a.xs) == 0x7f800000u) return a.xs;
-  return fp::from_bits(0x7fffffffu);
-#endif
+  return ops::fma_inf_inf_unless_below_inf<Ftz>(y, a.ix, a.xs);
 }
 
 // x == +-0: -inf.
 template <bool Ftz>
 SAMEBITS_FUNC float log_zero(float y, const LogArgs& a) {
-#if defined(SAMEBITS_DEVICE_NVIDIA)
-  float out;
-  if constexpr (Ftz) {
-    asm("{ .reg .pred %%sbz; setp.eq.ftz.f32 %%sbz, %1, 0f00000000; selp.f32 %0, 0fFF800000, %2, %%sbz; }"
-        : "=f"(out) : "f"(a.xs), "f"(y));
-  } else {
-    asm("{ .reg .pred %%sbz; setp.eq.f32 %%sbz, %1, 0f00000000; selp.f32 %0, 0fFF800000, %2, %%sbz; }"
-        : "=f"(out) : "f"(a.xs), "f"(y));
-  }
-  return out;
-#else
-  return host::setp_eq<Ftz>(a.xs, 0.0f) ? fp::from_bits(0xFF800000u) : y;
-#endif
+  return ops::select_neg_inf_if_zero<Ftz>(a.xs, y);
 }
 
 template <bool Ftz>

@@ -10,8 +10,11 @@
 // path of samebits::nvcc links it (Meson: libm_mufu_model_dep; by hand: add
 // libm/src/nvcc_mufu_ex2.cpp and libm/src/nvcc_mufu_lg2.cpp to the build).
 // Host only; device code uses the instructions themselves (arch/nvptx.hpp).
-// Including this header costs nothing.
+// Including this header costs next to nothing (fp/bits.hpp, to compare
+// results as encodings).
 #pragma once
+
+#include "samebits/libm/fp/bits.hpp"
 
 namespace samebits::nvcc::model {
 
