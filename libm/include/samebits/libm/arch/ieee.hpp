@@ -7,9 +7,11 @@
 //   NVIDIA device: inline PTX with an explicit `.rn` and no `.ftz`
 //                  (arch/nvptx.hpp); nvcc's -ftz=true, -use_fast_math and
 //                  -fmad=true cannot change them.
-//   host, AMDGPU:  the C++ operator or __builtin_fmaf behind arch::opaque
-//                  barriers: a product leaves mul_rn through a barrier, and
-//                  the operands of add_rn / sub_rn / div_rn enter through one,
+//   host, AMDGPU:  the C++ operator or __builtin_fmaf behind barriers: a
+//                  product leaves mul_rn through one (arch::opaque on the host;
+//                  on AMDGPU fp contract(off) and llvm.canonicalize, which cost
+//                  no instruction), and the operands of add_rn / sub_rn /
+//                  div_rn enter through arch::opaque,
 //                  so neither -ffp-contract=fast (GCC, clang, HIP's default)
 //                  nor -freciprocal-math has a product or a constant divisor
 //                  to fold. A compile-time constant operand skips the barrier:
@@ -51,7 +53,18 @@ SAMEBITS_FUNC float operand(float x) {
 
 SAMEBITS_FUNC float add_rn(float a, float b) { return detail::operand(a) + detail::operand(b); }
 SAMEBITS_FUNC float sub_rn(float a, float b) { return detail::operand(a) - detail::operand(b); }
+#if defined(SAMEBITS_DEVICE_AMDGPU)
+// Not contractible, and through llvm.canonicalize, which LLVM's IR passes do
+// not look through and the backend deletes (a product is already canonical):
+// no instruction, where an asm barrier after a product costs a wait state
+// (the finding of hipcc/amdgcn_ops.hpp, certified there).
+SAMEBITS_FUNC float mul_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return __builtin_canonicalizef(a * b);
+}
+#else
 SAMEBITS_FUNC float mul_rn(float a, float b) { return opaque(a * b); }
+#endif
 SAMEBITS_FUNC float div_rn(float a, float b) { return detail::operand(a) / detail::operand(b); }
 SAMEBITS_FUNC float fma_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 SAMEBITS_FUNC double widen(float a) { return static_cast<double>(a); }
