@@ -4,7 +4,7 @@
 # per-compilation __hip_cuid_ symbol excepted): nvcc sm_90 PTX (default, -ftz=true,
 # -use_fast_math) of tests/libm/nvcc/{dataflow_kernels,cuda_functions}.cu and
 # tests/device/{hipcc,cr}_bitwise.cu; clang++-22 gfx942/gfx950 asm of
-# tests/libm/hipcc/dataflow_kernels.hip (ieee/afn/daz x clang 22/19) and
+# libm/tools/hipcc_certify/kernels.hip (ieee/afn/daz x clang 22/19) and
 # tests/libm/cr/hip_kernels.hip. Exit 1 if any differs (docs/libm/build-cost.md).
 #   scripts/compare_device_code.sh /work/main/libm/include libm/include
 set -euo pipefail
@@ -24,7 +24,7 @@ snap() {  # snap INCLUDE OUTDIR
   done
   for m in ieee afn daz; do for v in v22 v19; do for a in gfx942 gfx950; do
     clang++-22 -std=c++20 -x hip --offload-arch=$a --cuda-device-only -nogpulib -nogpuinc -O3 -S -I "$inc" \
-      -DMODE=$m -DVERSION=$v tests/libm/hipcc/dataflow_kernels.hip -o "$o/hipcc-$m-$v-$a.s"
+      -DMODE=$m -DVERSION=$v libm/tools/hipcc_certify/kernels.hip -o "$o/hipcc-$m-$v-$a.s"
   done; done; done
   for a in gfx942 gfx950; do
     clang++-22 -std=c++20 -x hip --offload-arch=$a --cuda-device-only -nogpulib -nogpuinc -O3 -S -I "$inc" \
