@@ -16,7 +16,8 @@
 //                  nor -freciprocal-math has a product or a constant divisor
 //                  to fold. A compile-time constant operand skips the barrier:
 //                  it cannot be an unfused product, and on AMDGPU the barrier
-//                  would move it into a vector register (one more instruction).
+//                  would move it into a vector register (one more instruction;
+//                  a uniform operand held in an SGPR still pays that v_mov).
 // Subnormals follow the target's mode: IEEE on the host and by default in HIP
 // and CUDA; a HIP kernel built with -fgpu-flush-denormals-to-zero flushes them.
 #pragma once
