@@ -179,9 +179,9 @@ int run_score(const ScoreArgs& a) {
     };
     so.on_sweep_end = [&] { vbar ? vbar->finish() : bar.finish(); };
     registry::ImplementationScore s = registry::score(*impl, *f, so);
+    max_ulp_over_models = s.max_ulp_over_models();
     r = std::move(s.result);
     variants = std::move(s.variants);
-    max_ulp_over_models = s.max_ulp_over_models();
     label = impl->name + "  (" + impl->provenance + ")";
   } else {
     if (opt.ranges.size() != 1)
