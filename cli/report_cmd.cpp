@@ -111,6 +111,7 @@ void print_columns(const std::vector<std::vector<std::string>>& rows, const std:
       if (c) line += "  ";
       line += right ? fmt::format("{:>{}}", r[c], width[c]) : last ? r[c] : fmt::format("{:<{}}", r[c], width[c]);
     }
+    line.erase(line.find_last_not_of(' ') + 1);
     fmt::print("{}\n", line);
   }
 }
