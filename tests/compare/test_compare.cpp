@@ -1098,3 +1098,27 @@ TEST_CASE("JSON report carries every field", "[compare][json]") {
   CHECK(n["format"] == "npy");
   CHECK(n["totals"]["histogram"]["ulp"].empty());
 }
+
+TEST_CASE("raw float32 results: read bit for bit; a wrong size or a missing file is named", "[tensor_io][raw]") {
+  // -0, a NaN with a payload, a subnormal, 1.0: the values come back as encodings.
+  const std::uint32_t enc[] = {0x80000000u, 0x7fa00001u, 0x00000001u, 0x3f800000u};
+  Bytes b(sizeof enc);
+  std::memcpy(b.data(), enc, sizeof enc);
+  const std::string path = write_scratch("results.f32", b);
+  {
+    const so::RawF32File f(path, 4);
+    REQUIRE(f.values().size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) CHECK(std::bit_cast<std::uint32_t>(f.values()[i]) == enc[i]);
+  }
+  for (std::uint64_t wrong : {3u, 5u}) {
+    try {
+      so::RawF32File f(path, wrong);
+      FAIL("a file of 4 results read as " << wrong);
+    } catch (const so::TensorError& e) {
+      CHECK(e.file() == path);
+      CHECK(e.reason().find("holds 16 bytes") != std::string::npos);
+    }
+  }
+  CHECK_THROWS_WITH(so::RawF32File(path + ".missing", 4), Catch::Contains("cannot open"));
+  CHECK_THROWS_WITH(so::RawF32File(scratch().string(), 4), Catch::Contains("is a directory"));
+}
