@@ -1,0 +1,33 @@
+// The HIP form of samebits/gpu's device code, compiled for gfx942 and gfx950
+// in CI (clang -x hip --cuda-device-only -nogpuinc -nogpulib): the
+// reductions of reduce.hpp in kernels, as a kernel author would write them.
+// Compiled only: these machines have no AMD GPU.
+#include <samebits/gpu/reduce.hpp>
+
+namespace sg = samebits::gpu;
+
+SAMEBITS_KERNEL void group_sums(const float* x, float* out) {
+  const unsigned i = sg::arch::block_x() * sg::arch::block_dim_x() + sg::arch::thread_x();
+  out[i] = sg::group_sum(x[i]);
+}
+
+SAMEBITS_KERNEL void block_sums(const float* x, float* out) {
+  SAMEBITS_SHARED float scratch[sg::kReduceScratch];
+  const unsigned i = sg::arch::block_x() * sg::arch::block_dim_x() + sg::arch::thread_x();
+  const float s = sg::block_sum(x[i], scratch);
+  const float m = sg::block_max(x[i], scratch);
+  if (sg::arch::thread_x() == 0) {
+    out[2 * sg::arch::block_x()] = s;
+    out[2 * sg::arch::block_x() + 1] = m;
+  }
+}
+
+SAMEBITS_KERNEL void array_sums(const float* x, unsigned long n, float* out) {
+  SAMEBITS_SHARED float scratch[sg::kReduceScratch];
+  const float s = sg::block_sum_array(x, n, scratch);
+  const float m = sg::block_max_array(x, n, scratch);
+  if (sg::arch::thread_x() == 0) {
+    out[0] = s;
+    out[1] = m;
+  }
+}
