@@ -8,13 +8,13 @@
 #include <vector>
 
 #include <samebits/libm/nvcc/mufu_model.hpp>
-#include <samebits/libm/nvcc/ptx.hpp>
+#include <samebits/libm/arch/nvptx.hpp>
 
 #include "harness/device_function.cuh"
 
 namespace {
 namespace m = samebits::nvcc::model;
-namespace ptx = samebits::nvcc::ptx;
+namespace ptx = samebits::arch::nvptx;
 SAMEBITS_DEVICE_FUNCTOR(Ex2Ftz, ptx::ex2_approx<true>(x))
 SAMEBITS_DEVICE_FUNCTOR(Ex2, ptx::ex2_approx<false>(x))
 SAMEBITS_DEVICE_FUNCTOR(Lg2Ftz, ptx::lg2_approx<true>(x))
