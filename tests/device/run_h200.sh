@@ -36,6 +36,8 @@ trap finish EXIT
 trap 'echo "terminated during a part" >&2; exit 124' TERM
 bd=build-device
 built=
+export PATH="$PATH:/usr/local/cuda/bin"
+command -v meson > /dev/null || meson() { python3 -m mesonbuild.mesonmain "$@"; }
 build() {  # configure and build the device side once (meson, nvcc; no MPFR needed)
   [ -n "$built" ] && return 0
   { [ -f "$bd/build.ninja" ] || meson setup "$bd" -Ddevice_only=true -Dcuda=enabled -Dnvcc_arch=sm_90; } \

@@ -20,20 +20,6 @@ namespace samebits::device_test {
 
 namespace {
 
-[[noreturn]] void usage_error(const std::string& msg) {
-  std::fprintf(stderr,
-               "%s\nusage: PROGRAM [--range 0xFIRST:0xLAST] [--threads N] [--chunk-log2 K] [--only SUBSTRING]...\n",
-               msg.c_str());
-  std::exit(2);
-}
-
-std::uint32_t parse_hex(const std::string& s, const std::string& arg) {
-  if (s.size() < 3 || s.size() > 10 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') ||
-      s.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
-    usage_error("--range: '" + s + "' in '" + arg + "' is not an encoding 0xHHHHHHHH");
-  return static_cast<std::uint32_t>(std::stoul(s.substr(2), nullptr, 16));
-}
-
 std::string hex32(std::uint32_t v) {
   char b[16];
   std::snprintf(b, sizeof b, "0x%08x", v);
@@ -66,96 +52,6 @@ void ok(const gpu::Status& s) {
   if (!s) fail_runtime(s);
 }
 
-constexpr std::size_t kFirstKept = 5;
-
-struct Tally {
-  std::uint64_t mismatches = 0;
-  std::vector<std::uint32_t> first;  // the smallest mismatching inputs, ascending
-  void offer(std::uint32_t x) {
-    if (first.size() == kFirstKept && x >= first.back()) return;
-    first.insert(std::upper_bound(first.begin(), first.end(), x), x);
-    if (first.size() > kFirstKept) first.pop_back();
-  }
-  void merge(const Tally& o) {
-    mismatches += o.mismatches;
-    for (auto x : o.first) offer(x);
-  }
-};
-
-// Per chunk: the device sides' results in pinned memory (one array per
-// device side), compared with the host sides evaluated here.
-struct ChunkWork {
-  const Check* check;
-  std::uint32_t first;
-  std::uint32_t count;
-  std::vector<const std::uint32_t*> device_results;  // by side index; null for host sides
-  std::vector<std::size_t> pairs;                    // which pairs to compare
-};
-
-struct ChunkResult {
-  std::vector<Tally> pair;          // by pair index
-  std::vector<std::uint64_t> digest;  // by side index
-};
-
-ChunkResult compare_chunk(const ChunkWork& w, unsigned threads) {
-  const Check& c = *w.check;
-  const std::size_t sides = c.sides.size();
-  ChunkResult res;
-  res.pair.resize(c.pairs.size());
-  res.digest.assign(sides, 0);
-  // Which sides this comparison needs.
-  std::vector<char> needed(sides, 0);
-  for (std::size_t p : w.pairs) needed[c.pairs[p].tested] = needed[c.pairs[p].reference] = 1;
-  constexpr std::uint32_t kPiece = 1u << 16;
-  const std::uint32_t pieces = (w.count + kPiece - 1) / kPiece;
-  std::atomic<std::uint32_t> next{0};
-  std::mutex m;
-  auto worker = [&] {
-    ChunkResult mine;
-    mine.pair.resize(c.pairs.size());
-    mine.digest.assign(sides, 0);
-    std::vector<std::vector<std::uint32_t>> scratch(sides);
-    std::vector<const std::uint32_t*> y(sides, nullptr);
-    for (std::uint32_t piece; (piece = next.fetch_add(1)) < pieces;) {
-      const std::uint32_t off = piece * kPiece;
-      const std::uint32_t n = std::min(kPiece, w.count - off);
-      const std::uint32_t x0 = w.first + off;
-      for (std::size_t s = 0; s < sides; ++s) {
-        if (!needed[s]) continue;
-        if (c.sides[s].host) {
-          scratch[s].resize(n);
-          c.sides[s].host->evaluate(oracle::EncodingRange{x0, x0 + (n - 1), 1}, n,
-                                    reinterpret_cast<float*>(scratch[s].data()));
-          y[s] = scratch[s].data();
-        } else {
-          y[s] = w.device_results[s] + off;
-        }
-        std::uint64_t d = 0;
-        for (std::uint32_t i = 0; i < n; ++i) d += digest_term(x0 + i, y[s][i]);
-        mine.digest[s] += d;
-      }
-      for (std::size_t p : w.pairs) {
-        const std::uint32_t* a = y[c.pairs[p].tested];
-        const std::uint32_t* b = y[c.pairs[p].reference];
-        Tally& t = mine.pair[p];
-        for (std::uint32_t i = 0; i < n; ++i)
-          if (a[i] != b[i]) {
-            ++t.mismatches;
-            t.offer(x0 + i);
-          }
-      }
-    }
-    std::lock_guard<std::mutex> g(m);
-    for (std::size_t p = 0; p < c.pairs.size(); ++p) res.pair[p].merge(mine.pair[p]);
-    for (std::size_t s = 0; s < sides; ++s) res.digest[s] += mine.digest[s];
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-  return res;
-}
-
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -168,47 +64,6 @@ bool selected(const Check& c, const Options& o) {
 }
 
 }  // namespace
-
-Options parse_options(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--range") {
-      const std::string v = value();
-      const auto colon = v.find(':');
-      if (colon == std::string::npos) usage_error("--range '" + v + "' must be 0xFIRST:0xLAST");
-      o.first = parse_hex(v.substr(0, colon), v);
-      o.last = parse_hex(v.substr(colon + 1), v);
-      if (o.first > o.last) usage_error("--range '" + v + "' has FIRST > LAST");
-    } else if (a == "--threads") {
-      const std::string v = value();
-      const long t = std::strtol(v.c_str(), nullptr, 10);
-      if (t < 1 || t > 1024) usage_error("--threads '" + v + "' must be 1..1024");
-      o.threads = static_cast<unsigned>(t);
-    } else if (a == "--chunk-log2") {
-      const std::string v = value();
-      const long k = std::strtol(v.c_str(), nullptr, 10);
-      if (k < 16 || k > 28) usage_error("--chunk-log2 '" + v + "' must be 16..28");
-      o.chunk = 1u << k;
-    } else if (a == "--only") {
-      o.only.push_back(value());
-    } else {
-      usage_error("unknown argument '" + a + "'");
-    }
-  }
-  return o;
-}
-
-DeviceEval find(const std::vector<DeviceFunction>& table, const std::string& name, const char* table_name) {
-  for (const auto& f : table)
-    if (name == f.name) return f.eval;
-  std::fprintf(stderr, "no device function '%s' in %s\n", name.c_str(), table_name);
-  std::exit(2);
-}
 
 int run(const std::string& program, const std::vector<Check>& checks, const Options& o) {
   // The host side is built with -mfma (tests/device/meson.build): hardware fma, same bits as the
@@ -291,12 +146,12 @@ int run(const std::string& program, const std::vector<Check>& checks, const Opti
     for (std::uint64_t ci = 0; ci < chunks; ++ci) {
       if (ci + 1 < chunks) enqueue(ci + 1);  // the GPU computes the next chunk while the host compares this one
       ok(ready[ci % 2].synchronize());
-      ChunkWork w{&c, static_cast<std::uint32_t>(o.first + ci * chunk),
-                  static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk, inputs - ci * chunk)),
-                  std::vector<const std::uint32_t*>(c.sides.size(), nullptr), all_pairs};
+      const std::uint32_t first = static_cast<std::uint32_t>(o.first + ci * chunk);
+      const std::uint32_t count = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk, inputs - ci * chunk));
+      std::vector<const std::uint32_t*> results(c.sides.size(), nullptr);
       for (std::size_t s = 0; s < c.sides.size(); ++s)
-        if (c.sides[s].device) w.device_results[s] = pinned[2 * slot_of[s] + ci % 2].data();
-      const ChunkResult r = compare_chunk(w, threads);
+        if (c.sides[s].device) results[s] = pinned[2 * slot_of[s] + ci % 2].data();
+      const ChunkResult r = compare_chunk(c, first, count, results, all_pairs, threads);
       for (std::size_t p = 0; p < c.pairs.size(); ++p) total[p].merge(r.pair[p]);
       for (std::size_t s = 0; s < c.sides.size(); ++s) digest[s] += r.digest[s];
 
@@ -307,12 +162,11 @@ int run(const std::string& program, const std::vector<Check>& checks, const Opti
         const Pair& p = c.pairs[0];
         const std::size_t side = c.sides[p.tested].device ? p.tested : p.reference;
         std::uint32_t* buf = pinned[2 * slot_of[side] + ci % 2].data();
-        const std::uint32_t at = std::min<std::uint32_t>(0x00123457u, w.count - 1);
+        const std::uint32_t at = std::min<std::uint32_t>(0x00123457u, count - 1);
         buf[at] += 1;
-        w.pairs = {0};
-        const ChunkResult ctl = compare_chunk(w, threads);
+        const ChunkResult ctl = compare_chunk(c, first, count, results, {0}, threads);
         buf[at] -= 1;
-        const std::uint32_t planted = w.first + at;
+        const std::uint32_t planted = first + at;
         const Tally& t = ctl.pair[0];
         const bool listed = std::find(t.first.begin(), t.first.end(), planted) != t.first.end() ||
                             (t.first.size() == kFirstKept && t.first.back() < planted);

@@ -30,9 +30,12 @@
 #include <vector>
 
 #include <samebits/gpu/status.hpp>
-#include <samebits/gpu/stream.hpp>
 #include <samebits/libm/fp/bits.hpp>
 #include <samebits/oracle/sweep.hpp>
+
+namespace samebits::gpu {
+class Stream;
+}
 
 namespace samebits::device_test {
 
@@ -100,5 +103,30 @@ class HostSubject final : public oracle::Subject {
 
 // Lookup in a table of device functions; exits with status 2 naming it when absent.
 DeviceEval find(const std::vector<DeviceFunction>& table, const std::string& name, const char* table_name);
+
+// ---- the host half (harness/compare.cpp: plain C++, tested in CI without a GPU) ----
+
+inline constexpr std::size_t kFirstKept = 5;
+
+struct Tally {
+  std::uint64_t mismatches = 0;
+  std::vector<std::uint32_t> first;  // the smallest mismatching inputs, ascending, at most kFirstKept
+  void offer(std::uint32_t x);
+  void merge(const Tally& o);
+};
+
+struct ChunkResult {
+  std::vector<Tally> pair;            // by pair index (only the pairs compared are filled)
+  std::vector<std::uint64_t> digest;  // by side index (only the sides the pairs need)
+};
+
+// Inputs first .. first + count - 1 of check c: host sides are evaluated here (pieces of 2^16
+// inputs handed to `threads` threads from an atomic counter), device sides are read from
+// device_results[side] (count results each, null for host sides); every needed side is digested
+// and every pair in `pairs` compared encoding for encoding. The result does not depend on
+// `threads`.
+ChunkResult compare_chunk(const Check& c, std::uint32_t first, std::uint32_t count,
+                          const std::vector<const std::uint32_t*>& device_results, const std::vector<std::size_t>& pairs,
+                          unsigned threads);
 
 }  // namespace samebits::device_test
