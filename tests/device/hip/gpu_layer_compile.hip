@@ -1,7 +1,10 @@
 // The HIP form of samebits/gpu's device code, compiled for gfx942 and gfx950
 // in CI (clang -x hip --cuda-device-only -nogpuinc -nogpulib): the
 // reductions of reduce.hpp in kernels, as a kernel author would write them.
-// Compiled only: these machines have no AMD GPU.
+// Compiled only: these machines have no AMD GPU (nor a ROCm runtime: runtime/hip.hpp is declared only).
+#include <samebits/gpu/buffer.hpp>
+#include <samebits/gpu/event.hpp>
+#include <samebits/gpu/launch.hpp>
 #include <samebits/gpu/reduce.hpp>
 
 namespace sg = samebits::gpu;
@@ -30,4 +33,10 @@ SAMEBITS_KERNEL void array_sums(const float* x, unsigned long n, float* out) {
     out[0] = s;
     out[1] = m;
   }
+}
+
+// The host interface parses in the HIP form too (runtime/hip.hpp: declared only, not linked here).
+[[maybe_unused]] static samebits::gpu::Status enqueue_group_sums(const float* x, float* out, unsigned n,
+                                                                 const samebits::gpu::Stream& s) {
+  return samebits::gpu::launch(group_sums, samebits::gpu::Shape{samebits::gpu::blocks_for(n, 256), 256}, s, x, out);
 }
