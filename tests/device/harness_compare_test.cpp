@@ -1,8 +1,8 @@
 // The host half of the device harness (harness/compare.cpp), tested without a GPU: device
 // results are stood in for by arrays. Equal sides give no mismatch and equal digests whatever the
 // thread count; a planted one-ulp change, a NaN payload and a zero's sign are each reported at
-// their input; of many mismatches the five smallest inputs are kept; the digest is the documented
-// sum. Exit 0 on success, 1 with a message on the first failure.
+// their input; of many mismatches the five smallest inputs are kept; every side's digest is the
+// documented sum (also a tested side's, which is derived from its reference's). Exit 0 on success, 1 with a message on the first failure.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -70,6 +70,10 @@ int main() {
     expect(r.pair[0].mismatches == expected && !r.pair[0].first.empty() &&
                r.pair[0].first.back() == first + p.at,
            p.what);
+    std::uint64_t changed_digest = 0;
+    for (std::uint32_t i = 0; i < count; ++i) changed_digest += dt::digest_term(first + i, changed[i]);
+    expect(r.digest[1] == changed_digest && r.digest[0] == want_digest,
+           "a tested side's digest (derived from its reference's, corrected at mismatches) is its own sum");
   }
   {  // A +0 that should be -0: a different encoding, a mismatch.
     std::vector<std::uint32_t> a(count, 0x80000000u), b(count, 0x80000000u);
@@ -88,6 +92,9 @@ int main() {
     for (unsigned threads : {1u, 4u}) {
       const dt::ChunkResult r = dt::compare_chunk(check, first, count, {nullptr, changed.data(), nullptr}, {0}, threads);
       expect(r.pair[0].mismatches == planted, "every planted change counted");
+      std::uint64_t changed_digest = 0;
+      for (std::uint32_t i = 0; i < count; ++i) changed_digest += dt::digest_term(first + i, changed[i]);
+      expect(r.digest[1] == changed_digest, "derived digest with many mismatches");
       expect(r.pair[0].first == std::vector<std::uint32_t>{first + 999, first + 1999, first + 2999, first + 3999,
                                                            first + 4999},
              "the five smallest mismatching inputs, ascending");
