@@ -1,30 +1,36 @@
-// cr_bitwise — samebits::cr on the GPU equals samebits::cr on the CPU, for
-// every one of the 2^32 inputs of each function, encoding for encoding (NaN
-// bits included); the harness is tests/device/bitwise_harness.cuh. Build it
-// twice — with default flags and with -use_fast_math — to show the flags
-// change nothing:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -I libm/include tests/device/cr_bitwise.cu -o cr_bitwise
-//   nvcc -O3 -std=c++20 -arch=sm_90 -use_fast_math -I libm/include tests/device/cr_bitwise.cu -o cr_bitwise_fast
-#include <samebits/libm.hpp>
+// cr_bitwise — samebits::cr on the GPU equals samebits::cr on the CPU for every one of the 2^32
+// inputs of each function, encoding for encoding, in two device builds (default flags and
+// -use_fast_math: the flags change nothing). Harness: tests/device/harness/bitwise_sweep.hpp;
+// options there (--range, --only, --threads).
+#include <memory>
+#include <vector>
+
+#include "functions/cr.hpp"
+#include "harness/device_function.cuh"
+
+std::vector<samebits::device_test::DeviceFunction> cr_device_default();
+std::vector<samebits::device_test::DeviceFunction> cr_device_use_fast_math();
 
 namespace {
-
-constexpr int kFunctions = 6;
-const char* const kNames[kFunctions] = {"cr::expf", "cr::exp2f", "cr::exp10f", "cr::logf", "cr::log2f", "cr::log10f"};
-
-__host__ __device__ inline float apply(int f, float x) {
-  switch (f) {
-    case 0: return samebits::cr::expf(x);
-    case 1: return samebits::cr::exp2f(x);
-    case 2: return samebits::cr::exp10f(x);
-    case 3: return samebits::cr::logf(x);
-    case 4: return samebits::cr::log2f(x);
-    default: return samebits::cr::log10f(x);
-  }
-}
-
+#define X(T, NAME, EXPR) SAMEBITS_HOST_DEVICE_FUNCTOR(T, EXPR)
+SAMEBITS_CR_FUNCTIONS(X)
+#undef X
 }  // namespace
 
-#include "bitwise_harness.cuh"
-
-int main(int argc, char** argv) { return run_all(argc, argv); }
+int main(int argc, char** argv) {
+  namespace dt = samebits::device_test;
+  const dt::Options options = dt::parse_options(argc, argv);
+  const auto dflt = cr_device_default(), fast = cr_device_use_fast_math();
+  std::vector<std::unique_ptr<samebits::oracle::Subject>> hosts;
+  std::vector<dt::Check> checks;
+#define X(T, NAME, EXPR)                                                                                   \
+  hosts.push_back(std::make_unique<dt::HostSubject<T>>());                                                 \
+  checks.push_back(dt::Check{NAME, "default, use_fast_math",                                               \
+                             {{"host", nullptr, hosts.back().get()},                                       \
+                              {"device (default)", dt::find(dflt, NAME, "cr default"), nullptr},          \
+                              {"device (use_fast_math)", dt::find(fast, NAME, "cr use_fast_math"), nullptr}}, \
+                             {{1, 0, "host_vs_device"}, {2, 0, "host_vs_device"}}});
+  SAMEBITS_CR_FUNCTIONS(X)
+#undef X
+  return dt::run("cr_bitwise", checks, options);
+}

@@ -1,56 +1,37 @@
-// hipcc_bitwise — samebits::hipcc's NVIDIA path (the same IEEE binary32
-// operations as the host path, in inline PTX, with the correctly rounded model
-// of v_exp_f32 / v_log_f32) equals its host path on every one of the 2^32
-// inputs of each function and mode, encoding for encoding (NaN bits
-// included); the harness is tests/device/bitwise_harness.cuh. Build it with
-// default flags and with -use_fast_math:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -I libm/include tests/device/hipcc_bitwise.cu -o hipcc_bitwise
-#include <samebits/libm.hpp>
+// hipcc_bitwise — samebits::hipcc's NVIDIA path (the same IEEE binary32 operations as the host
+// path, in inline PTX, with the correctly rounded model of v_exp_f32 / v_log_f32) equals its host
+// path on every one of the 2^32 inputs of each of the 24 functions and modes, encoding for
+// encoding, in two device builds (default flags and -use_fast_math). Harness: tests/device/harness/bitwise_sweep.hpp;
+// options there (--range, --only, --threads).
+#include <memory>
+#include <vector>
+
+#include "functions/hipcc.hpp"
+#include "harness/device_function.cuh"
+
+std::vector<samebits::device_test::DeviceFunction> hipcc_device_default();
+std::vector<samebits::device_test::DeviceFunction> hipcc_device_use_fast_math();
 
 namespace {
-
-namespace h = samebits::hipcc;
-
-constexpr int kFunctions = 24;
-const char* const kNames[kFunctions] = {
-    "hipcc::expf", "hipcc::exp2f", "hipcc::exp10f", "hipcc::logf", "hipcc::log2f", "hipcc::log10f",
-    "hipcc::afn::expf", "hipcc::afn::exp2f", "hipcc::afn::exp10f", "hipcc::afn::logf", "hipcc::afn::log2f",
-    "hipcc::afn::log10f", "hipcc::daz::expf", "hipcc::daz::exp2f", "hipcc::daz::exp10f", "hipcc::daz::logf",
-    "hipcc::daz::log2f", "hipcc::daz::log10f", "hipcc::clang19::logf", "hipcc::clang19::log10f",
-    "hipcc::clang19::daz::logf", "hipcc::clang19::daz::log10f", "hipcc::triton::expf",
-    "hipcc::triton::logf"};
-
-__host__ __device__ inline float apply(int f, float x) {
-  switch (f) {
-    case 0: return h::expf(x);
-    case 1: return h::exp2f(x);
-    case 2: return h::exp10f(x);
-    case 3: return h::logf(x);
-    case 4: return h::log2f(x);
-    case 5: return h::log10f(x);
-    case 6: return h::afn::expf(x);
-    case 7: return h::afn::exp2f(x);
-    case 8: return h::afn::exp10f(x);
-    case 9: return h::afn::logf(x);
-    case 10: return h::afn::log2f(x);
-    case 11: return h::afn::log10f(x);
-    case 12: return h::daz::expf(x);
-    case 13: return h::daz::exp2f(x);
-    case 14: return h::daz::exp10f(x);
-    case 15: return h::daz::logf(x);
-    case 16: return h::daz::log2f(x);
-    case 17: return h::daz::log10f(x);
-    case 18: return h::clang19::logf(x);
-    case 19: return h::clang19::log10f(x);
-    case 20: return h::clang19::daz::logf(x);
-    case 21: return h::clang19::daz::log10f(x);
-    case 22: return h::triton::expf(x);
-    default: return h::triton::logf(x);
-  }
-}
-
+#define X(T, NAME, EXPR) SAMEBITS_HOST_DEVICE_FUNCTOR(T, EXPR)
+SAMEBITS_HIPCC_FUNCTIONS(X)
+#undef X
 }  // namespace
 
-#include "bitwise_harness.cuh"
-
-int main(int argc, char** argv) { return run_all(argc, argv); }
+int main(int argc, char** argv) {
+  namespace dt = samebits::device_test;
+  const dt::Options options = dt::parse_options(argc, argv);
+  const auto dflt = hipcc_device_default(), fast = hipcc_device_use_fast_math();
+  std::vector<std::unique_ptr<samebits::oracle::Subject>> hosts;
+  std::vector<dt::Check> checks;
+#define X(T, NAME, EXPR)                                                                                   \
+  hosts.push_back(std::make_unique<dt::HostSubject<T>>());                                                 \
+  checks.push_back(dt::Check{NAME, "default, use_fast_math",                                               \
+                             {{"host", nullptr, hosts.back().get()},                                       \
+                              {"device (default)", dt::find(dflt, NAME, "hipcc default"), nullptr},          \
+                              {"device (use_fast_math)", dt::find(fast, NAME, "hipcc use_fast_math"), nullptr}}, \
+                             {{1, 0, "host_vs_device"}, {2, 0, "host_vs_device"}}});
+  SAMEBITS_HIPCC_FUNCTIONS(X)
+#undef X
+  return dt::run("hipcc_bitwise", checks, options);
+}

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# What the lent H200 machine runs for samebits::cr (issue: cr same bits on GPU).
-#   bash tests/device/run_cr_h200.sh gpu
-#       builds (nvcc, sm_90) and runs tests/device/cr_bitwise.cu with default flags
-#       and with -use_fast_math, and bench/gpu/cr_throughput.cu
+# Plain-MPFR exhaustive sweeps of samebits::cr on the GPU machine's CPU (the GPU
+# part, cr on the H200 vs the host, is the device suite: bash tests/device/run_h200.sh device).
 #   bash tests/device/run_cr_h200.sh mpfr FUNC...
 #       plain-MPFR exhaustive sweeps (no filter) of samebits::cr on all CPU cores,
 #       with a statically linked samebits built here and carried in build-static/:
@@ -13,23 +11,9 @@
 set -uo pipefail
 out=${OUT:-/tmp/samebits-out}
 mkdir -p "$out"
-part=${1:-gpu}
+part=${1:-}
 shift || true
 case "$part" in
-  gpu)
-    { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1; } \
-      | tee "$out/machine.txt"
-    flags=(-O3 -std=c++20 -arch=sm_90 -I libm/include)
-    nvcc "${flags[@]}" tests/device/cr_bitwise.cu -o /tmp/cr_bitwise || exit 1
-    nvcc "${flags[@]}" -use_fast_math tests/device/cr_bitwise.cu -o /tmp/cr_bitwise_fast || exit 1
-    nvcc "${flags[@]}" --extended-lambda bench/gpu/cr_throughput.cu -o /tmp/cr_throughput || exit 1
-    cuobjdump -sass /tmp/cr_bitwise | grep -cE "MUFU" > "$out/mufu_count.txt"
-    /tmp/cr_throughput | tee "$out/cr_throughput.txt"
-    status=0
-    /tmp/cr_bitwise default | tee "$out/cr_bitwise.jsonl" || status=1
-    /tmp/cr_bitwise_fast use_fast_math | tee -a "$out/cr_bitwise.jsonl" || status=1
-    exit $status
-    ;;
   mpfr)
     for f in "$@"; do
       build-static/cli/samebits score "$f" --impl cr --exhaustive --no-filter --threads "$(nproc)" --json -q \
@@ -38,5 +22,5 @@ case "$part" in
         "$out/plain_mpfr_$f.json" "$f"
     done
     ;;
-  *) echo "usage: $0 gpu | mpfr FUNC..." >&2; exit 2 ;;
+  *) echo "usage: $0 mpfr FUNC..." >&2; exit 2 ;;
 esac
