@@ -11,8 +11,13 @@
 // see its tables. Pinned instructions for kernels: samebits/libm/arch/ieee.hpp.
 #pragma once
 
+#include "samebits/libm/fp/guards.hpp"
+
+SAMEBITS_PRECISE_BEGIN  // clang: IEEE semantics for the library (fp/guards.hpp)
 #include "samebits/libm/platform.hpp"
 #include "samebits/libm/fp/bits.hpp"
+#include "samebits/libm/fp/environment.hpp"
 #include "samebits/libm/cr.hpp"
 #include "samebits/libm/nvcc.hpp"
 #include "samebits/libm/hipcc.hpp"
+SAMEBITS_PRECISE_END

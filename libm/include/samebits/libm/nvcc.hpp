@@ -8,6 +8,10 @@
 // samebits_mufu_model (nvcc/mufu_model.hpp); the logarithms need no library.
 #pragma once
 
+#include "samebits/libm/fp/guards.hpp"
+
+SAMEBITS_PRECISE_BEGIN  // clang: IEEE semantics for the library (fp/guards.hpp)
 #include "samebits/libm/nvcc/expf.hpp"
 #include "samebits/libm/nvcc/logf.hpp"
 #include "samebits/libm/nvcc/triton.hpp"
+SAMEBITS_PRECISE_END
