@@ -50,7 +50,13 @@ with tempfile.TemporaryDirectory() as d:
     base = cc + ['-std=c++20', '-O2', '-I', a.include, '-I', os.path.dirname(os.path.abspath(src))]
     if a.cuda:
         base += ['-arch=sm_90', '-x', 'cu']
-    b = subprocess.run(base + [src, '-o', exe] + flags + a.link, capture_output=True, text=True)
+    link = list(a.link)
+    if a.cuda:  # after -x cu every input is CUDA source: name libraries by -L/-l
+        link = []
+        for lib in a.link:
+            name = os.path.basename(lib)
+            link += ['-L', os.path.dirname(os.path.abspath(lib)), '-l' + name[3:].rsplit('.', 1)[0]]
+    b = subprocess.run(base + [src, '-o', exe] + flags + link, capture_output=True, text=True, errors='replace')
     if b.returncode != 0:
         errs = [l for l in b.stderr.splitlines() if 'samebits/libm:' in l]
         if a.expect.startswith('refused:'):
