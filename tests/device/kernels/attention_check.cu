@@ -2,8 +2,15 @@
 // (kernels/src/cuda/) against the CPU reference (reference_forward/backward,
 // the binary32 core), bit for bit, on a grid of shapes; and their speed.
 //
-//   attention_check [--quick] [--filter SUBSTR] [--bench] [--bench-only]
-//                   [--varlen] [--out DIR] [--threads N]
+//   attention_check [--quick] [--filter SUBSTR] [--skip-large | --large-only]
+//                   [--bench] [--bench-only] [--varlen] [--no-refusals]
+//                   [--out DIR] [--threads N]
+// --large-only / --skip-large: only / all but the S >= 2048 points (the CPU
+// reference is the slow part there). --varlen: the invariance section
+// (decode vs prefill, chunked prefill, packed vs alone, head-group split,
+// context-parallel backward with the accumulators handed on, 100 repeats).
+// The refusal section (bad arguments are refused and launch nothing) runs
+// with the grid unless --no-refusals.
 //
 // Per point: random normal inputs (fixed seed per point) in the point's dtype,
 // GPU forward + backward and the CPU reference from the same inputs (the
@@ -18,11 +25,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -57,7 +67,8 @@ namespace sa = samebits::kernels::attention;
 namespace {
 
 struct Options {
-  bool quick = false, bench = false, bench_only = false, varlen = false;
+  bool quick = false, bench = false, bench_only = false, varlen = false, refusals = true;
+  bool skip_large = false, large_only = false;
   std::string filter, out_dir;
   unsigned threads = 0;
 };
@@ -443,7 +454,7 @@ std::vector<Point> grid(const Options& opt) {
     for (int causal = 0; causal < 2; ++causal)
       for (int d : {64, 128}) {
         Point p = dense_point(l, causal, d, 0, 12, 4, sk::DType::bf16);
-        const int lens[][2] = {{1, 300}, {17, 17}, {100, 260}, {0, 5}, {64, 64}, {90, 40}, {1, 1}, {129, 200}};
+        const int lens[][2] = {{1, 300}, {17, 17}, {100, 260}, {0, 5}, {64, 64}, {90, 40}, {1, 1}, {129, 200}, {3, 0}};
         p.cu_q = {0};
         p.cu_k = {0};
         for (auto& lk : lens) {
@@ -458,7 +469,13 @@ std::vector<Point> grid(const Options& opt) {
       for (int s : {2048, 4096}) pts.push_back(dense_point(l, true, 128, s, 32, 8, sk::DType::bf16));
   std::uint64_t seed = 0x9e3779b97f4a7c15ull;
   for (Point& p : pts) p.seed = (seed += 0x9e3779b97f4a7c15ull);
-  return pts;
+  std::vector<Point> kept;
+  for (Point& p : pts) {
+    const bool large = max_len(p.cu_q) >= 2048;
+    if ((opt.skip_large && large) || (opt.large_only && !large)) continue;
+    kept.push_back(p);
+  }
+  return kept;
 }
 
 // ---- timing ------------------------------------------------------------------
@@ -519,8 +536,124 @@ void bench(const Options& opt, FILE* jsonl) {
   std::fflush(stdout);
 }
 
-}  // namespace
+// ---- refusals: bad arguments are refused by the host checks, nothing runs -----
 
+void emit(FILE* jsonl, const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+  if (jsonl) {
+    std::fprintf(jsonl, "%s\n", line.c_str());
+    std::fflush(jsonl);
+  }
+}
+
+std::string json_escape(const std::string& m) {
+  std::string r;
+  for (char c : m) r += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return r;
+}
+
+bool all_ones(const DeviceBuffer& b) {
+  std::vector<unsigned char> h(b.bytes);
+  if (b.bytes) CHECK_CUDA(cudaMemcpy(h.data(), b.ptr, b.bytes, cudaMemcpyDeviceToHost));
+  for (unsigned char c : h)
+    if (c != 0xff) return false;
+  return true;
+}
+
+bool refusals(FILE* jsonl) {
+  Point pt = dense_point(sa::Libm::nvcc, true, 64, 17, 8, 8, sk::DType::bf16);
+  const std::vector<std::int32_t> two_cu = {0, 10, 17};
+  Problem pr(pt);
+  const Tensors in = make_inputs(pt);
+  pr.q.upload(in.q.bytes.data());
+  pr.k.upload(in.k.bytes.data());
+  pr.v.upload(in.v.bytes.data());
+  pr.dout.upload(in.dout.bytes.data());
+  std::vector<unsigned char> host_buf(1 << 16);
+  static const std::int32_t bad_cu_dec[] = {0, 10, 5}, bad_cu_start[] = {1, 10, 17};
+  using SC = sa::StatusCode;
+  using F = sa::ForwardParams;
+  using B = sa::BackwardParams;
+  using H = sa::HostSeqlens;
+  struct Case {
+    const char* name;
+    SC want;
+    std::function<sa::Status()> call;
+  };
+  auto f = [&](std::function<void(F&, H&)> edit) {
+    return [&pr, edit]() {
+      F p = pr.fwd();
+      H h = pr.host();
+      edit(p, h);
+      return sa::forward(p, h);
+    };
+  };
+  auto b = [&](std::function<void(B&, H&)> edit) {
+    return [&pr, edit]() {
+      B p = pr.bwd();
+      H h = pr.host();
+      edit(p, h);
+      return sa::backward(p, h);
+    };
+  };
+  const std::vector<Case> cases = {
+      {"D=96", SC::unsupported, f([](F& p, H&) { p.d = 96; })},
+      {"hq%hkv", SC::invalid_argument, f([](F& p, H&) { p.hkv = 3; })},
+      {"libm code", SC::unsupported, f([](F& p, H&) { p.libm = static_cast<sa::Libm>(7); })},
+      {"dtype code", SC::unsupported, f([](F& p, H&) { p.in_dtype = static_cast<sk::DType>(9); })},
+      {"o dtype mixed", SC::unsupported, f([](F& p, H&) { p.o_dtype = sk::DType::f16; })},
+      {"scale inf", SC::invalid_argument, f([](F& p, H&) { p.scale = INFINITY; })},
+      {"no host cu_seqlens", SC::invalid_argument, f([](F&, H& h) { h.cu_q = nullptr; })},
+      {"cu_seqlens decrease", SC::invalid_argument,
+       f([&two_cu](F& p, H& h) { p.num_seqs = 2; h.cu_q = bad_cu_dec; h.cu_k = two_cu.data(); })},
+      {"cu_seqlens start", SC::invalid_argument,
+       f([&two_cu](F& p, H& h) { p.num_seqs = 2; h.cu_q = bad_cu_start; h.cu_k = two_cu.data(); })},
+      {"total_q", SC::invalid_argument, f([](F& p, H&) { p.total_q = 16; })},
+      {"max_seqlen_q", SC::invalid_argument, f([](F& p, H&) { p.max_seqlen_q = 16; })},
+      {"q null", SC::invalid_argument, f([](F& p, H&) { p.q = nullptr; })},
+      {"o misaligned", SC::invalid_argument, f([](F& p, H&) { p.o = static_cast<char*>(p.o) + 1; })},
+      {"q host memory", SC::invalid_argument, f([&host_buf](F& p, H&) { p.q = host_buf.data(); })},
+      {"q head stride < D", SC::invalid_argument, f([](F& p, H&) { p.q_stride.head = 32; })},
+      {"o rows overlap", SC::invalid_argument, f([](F& p, H&) { p.o_stride.row = 64; })},
+      {"k stride zero", SC::invalid_argument, f([](F& p, H&) { p.k_stride.row = 0; })},
+      {"bwd delta null", SC::invalid_argument, b([](B& p, H&) { p.delta = nullptr; })},
+      {"bwd accum_k_in alone", SC::invalid_argument, b([](B& p, H&) { p.accum_k_in = p.accum_k; })},
+      {"bwd grad dtype", SC::unsupported, b([](B& p, H&) { p.grad_dtype = sk::DType::f16; })},
+      {"bwd dk null", SC::invalid_argument, b([](B& p, H&) { p.dk = nullptr; })},
+  };
+  bool all = true;
+  DeviceBuffer* outs[] = {&pr.o, &pr.lse, &pr.dq, &pr.dk, &pr.dv, &pr.delta, &pr.acc_k, &pr.acc_v};
+  for (const Case& c : cases) {
+    for (DeviceBuffer* x : outs) x->poison();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    const sa::Status st = c.call();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaGetLastError());
+    bool untouched = true;
+    for (DeviceBuffer* x : outs) untouched = untouched && all_ones(*x);
+    const bool pass = st.code == c.want && untouched && !st.message.empty();
+    all = all && pass;
+    emit(jsonl, std::string("{\"refusal\":\"") + c.name + "\",\"code\":" + std::to_string(static_cast<int>(st.code)) +
+                    ",\"want\":" + std::to_string(static_cast<int>(c.want)) + ",\"outputs_untouched\":" +
+                    (untouched ? "true" : "false") + ",\"message\":\"" + json_escape(st.message) +
+                    "\",\"pass\":" + (pass ? "true" : "false") + "}");
+  }
+  // Control: the unedited calls are accepted and write their outputs.
+  for (DeviceBuffer* x : outs) x->poison();
+  const sa::Status sf = sa::forward(pr.fwd(), pr.host());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const sa::Status sb = sa::backward(pr.bwd(), pr.host());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const bool ok = sf.ok() && sb.ok() && !all_ones(pr.o) && !all_ones(pr.dk);
+  emit(jsonl, std::string("{\"refusal\":\"control (valid calls)\",\"accepted\":") + (ok ? "true" : "false") +
+                  ",\"pass\":" + (ok ? "true" : "false") + "}");
+  return all && ok;
+}
+
+#include "attention_check_invariance.cuh"  // invariance(): the --varlen section
+
+}  // namespace
 
 int main(int argc, char** argv) {
   Options opt;
@@ -538,6 +671,9 @@ int main(int argc, char** argv) {
     else if (a == "--bench") opt.bench = true;
     else if (a == "--bench-only") opt.bench = opt.bench_only = true;
     else if (a == "--varlen") opt.varlen = true;
+    else if (a == "--skip-large") opt.skip_large = true;
+    else if (a == "--large-only") opt.large_only = true;
+    else if (a == "--no-refusals") opt.refusals = false;
     else if (a == "--filter") opt.filter = next();
     else if (a == "--out") opt.out_dir = next();
     else if (a == "--threads") opt.threads = static_cast<unsigned>(std::stoul(next()));
@@ -560,6 +696,7 @@ int main(int argc, char** argv) {
   }
   int failures = 0, points = 0;
   if (!opt.bench_only) {
+    if (opt.refusals && !opt.large_only) failures += !refusals(jsonl);
     for (const Point& pt : grid(opt)) {
       if (!opt.filter.empty() && pt.name().find(opt.filter) == std::string::npos) continue;
       ++points;
@@ -567,6 +704,7 @@ int main(int argc, char** argv) {
     }
     std::printf("# %d points, %d failed\n", points, failures);
   }
+  if (opt.varlen) failures += invariance(opt, jsonl);
   if (opt.bench) bench(opt, jsonl);
   if (jsonl) std::fclose(jsonl);
   return failures ? 1 : 0;

@@ -38,7 +38,11 @@ host_obj() {  # the CPU reference and the MUFU models, with the host compiler
 dev_obj() {  # CUDA sources; the ptxas report kept beside the object
   local src=$1 out=$B/obj/$(basename "${1%.*}").o
   if stale "$out" "$src" $deps_kernels $deps_libm; then
-    { "$NVCC" "${nvflags[@]}" -Xptxas -v -c "$src" -o "$out" 2> "$out.ptxas" || { cat "$out.ptxas" >&2; exit 1; }; } &
+    # -keep: the PTX of this very compile lands in $B/keep/ (check_ptx.sh reads it).
+    local keep=$B/keep/$(basename "${1%.*}")
+    mkdir -p "$keep"
+    { "$NVCC" "${nvflags[@]}" -keep -keep-dir "$keep" -Xptxas -v -c "$src" -o "$out" 2> "$out.ptxas" ||
+        { cat "$out.ptxas" >&2; exit 1; }; } &
     pids+=($!)
   fi
 }
