@@ -26,6 +26,8 @@ Status check_problem(const ProblemParams& p, HostSeqlens host) {
   if (p.hq <= 0 || p.hkv <= 0) return fail(StatusCode::invalid_argument, "hq and hkv must be positive");
   if (p.hq % p.hkv != 0) return fail(StatusCode::invalid_argument, "hq must be a multiple of hkv (GQA)");
   if (p.hq > 65535) return fail(StatusCode::unsupported, "hq above 65535");
+  if (p.tile_rows != 0 && p.tile_rows != 64 && p.tile_rows != 128)
+    return fail(StatusCode::unsupported, "tile_rows must be 0 (default), 64 or 128");
   if (!std::isfinite(p.scale)) return fail(StatusCode::invalid_argument, "scale must be finite");
   if (p.num_seqs <= 0 || p.num_seqs > 65535) return fail(StatusCode::invalid_argument, "num_seqs must be in 1..65535");
   if (!host.cu_q || !host.cu_k) return fail(StatusCode::invalid_argument, "host copies of cu_seqlens are required");

@@ -13,7 +13,9 @@
 
 namespace samebits::kernels::attention::cuda {
 
-inline constexpr int kLdTransposed = kTileRows + 1;  // [row][key] scores read per key: conflict-free
+// p and ds as [row][key]: a thread's 4 keys (ty*4 .. +3) of one row are one
+// float4, written and read whole (row stride 68: conflict-free float4 stores).
+inline constexpr int kLdTransposed = kTileKeys + 4;
 
 template <int D>
 struct DkdvSmem {
@@ -51,18 +53,18 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dkdv_kernel(const B
   load_tile<D, In>(sK, p.k, p.k_stride, seq.k0 + key0, valid_keys, g);
   load_tile<D, In>(sV, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
 
-  // Accumulators of keys key0 + ty*4 + r, columns tx*kCols + j.
+  // Accumulators of keys key0 + ty*4 + r, columns col_of(tx, j).
   float ak[4][kCols], av[4][kCols];
   const std::int64_t row_stride = static_cast<std::int64_t>(p.hq) * D;
 #pragma unroll
   for (int r = 0; r < 4; ++r) {
     const int kr = ty * 4 + r;
-    const std::int64_t a = (seq.k0 + key0 + kr) * row_stride + static_cast<std::int64_t>(h) * D + tx * kCols;
+    const std::int64_t a = (seq.k0 + key0 + kr) * row_stride + static_cast<std::int64_t>(h) * D;
 #pragma unroll
     for (int j = 0; j < kCols; ++j) {
       const bool from_input = p.accum_k_in != nullptr && kr < valid_keys;
-      ak[r][j] = from_input ? p.accum_k_in[a + j] : 0.0f;
-      av[r][j] = from_input ? p.accum_v_in[a + j] : 0.0f;
+      ak[r][j] = from_input ? p.accum_k_in[a + col_of(tx, j)] : 0.0f;
+      av[r][j] = from_input ? p.accum_v_in[a + col_of(tx, j)] : 0.0f;
     }
   }
 
@@ -87,12 +89,14 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dkdv_kernel(const B
     for (int c = 0; c < 4; ++c) {
       const int x = tx + 16 * c;
       const float lse = sLse[x], delta = sDelta[x];
+      float pr[4], ds[4];
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const float pr = L::exp(sub_rn(mul_rn(s[r][c], p.scale), lse));
-        sP[x * kLdTransposed + ty * 4 + r] = pr;
-        sDs[x * kLdTransposed + ty * 4 + r] = mul_rn(pr, sub_rn(dp[r][c], delta));
+        pr[r] = L::exp(sub_rn(mul_rn(s[r][c], p.scale), lse));
+        ds[r] = mul_rn(pr[r], sub_rn(dp[r][c], delta));
       }
+      *reinterpret_cast<float4*>(sP + x * kLdTransposed + ty * 4) = make_float4(pr[0], pr[1], pr[2], pr[3]);
+      *reinterpret_cast<float4*>(sDs + x * kLdTransposed + ty * 4) = make_float4(ds[0], ds[1], ds[2], ds[3]);
     }
     __syncthreads();
 
@@ -100,17 +104,18 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dkdv_kernel(const B
     if (all_members) {
 #pragma unroll 2
       for (int x = 0; x < kTileRows; ++x) {
+        const float4 pv = ld4(sP + x * kLdTransposed + ty * 4), dsv = ld4(sDs + x * kLdTransposed + ty * 4);
         float qv[kCols], dov[kCols];
 #pragma unroll
         for (int j = 0; j < kCols; j += 4) {
-          const float4 a = ld4(sQ + x * kLd + tx * kCols + j);
-          const float4 b = ld4(sDo + x * kLd + tx * kCols + j);
+          const float4 a = ld4(sQ + x * kLd + col_of(tx, j));
+          const float4 b = ld4(sDo + x * kLd + col_of(tx, j));
           qv[j] = a.x; qv[j + 1] = a.y; qv[j + 2] = a.z; qv[j + 3] = a.w;
           dov[j] = b.x; dov[j + 1] = b.y; dov[j + 2] = b.z; dov[j + 3] = b.w;
         }
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
-          const float pr = sP[x * kLdTransposed + ty * 4 + r], dsr = sDs[x * kLdTransposed + ty * 4 + r];
+          const float pr = comp(pv, r), dsr = comp(dsv, r);
 #pragma unroll
           for (int j = 0; j < kCols; ++j) {
             av[r][j] = fma_rn(pr, dov[j], av[r][j]);
@@ -121,18 +126,19 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dkdv_kernel(const B
     } else {
       for (int x = 0; x < kTileRows; ++x) {
         const int n = list_length(seq, qrow0 + x, p.causal);  // 0 past the sequence's rows
+        const float4 pv = ld4(sP + x * kLdTransposed + ty * 4), dsv = ld4(sDs + x * kLdTransposed + ty * 4);
         float qv[kCols], dov[kCols];
 #pragma unroll
         for (int j = 0; j < kCols; j += 4) {
-          const float4 a = ld4(sQ + x * kLd + tx * kCols + j);
-          const float4 b = ld4(sDo + x * kLd + tx * kCols + j);
+          const float4 a = ld4(sQ + x * kLd + col_of(tx, j));
+          const float4 b = ld4(sDo + x * kLd + col_of(tx, j));
           qv[j] = a.x; qv[j + 1] = a.y; qv[j + 2] = a.z; qv[j + 3] = a.w;
           dov[j] = b.x; dov[j + 1] = b.y; dov[j + 2] = b.z; dov[j + 3] = b.w;
         }
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
           const bool member = key0 + ty * 4 + r < n;
-          const float pr = sP[x * kLdTransposed + ty * 4 + r], dsr = sDs[x * kLdTransposed + ty * 4 + r];
+          const float pr = comp(pv, r), dsr = comp(dsv, r);
 #pragma unroll
           for (int j = 0; j < kCols; ++j) {
             av[r][j] = member ? fma_rn(pr, dov[j], av[r][j]) : av[r][j];
@@ -147,11 +153,11 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dkdv_kernel(const B
   for (int r = 0; r < 4; ++r) {
     const int kr = ty * 4 + r;
     if (kr >= valid_keys) continue;
-    const std::int64_t a = (seq.k0 + key0 + kr) * row_stride + static_cast<std::int64_t>(h) * D + tx * kCols;
+    const std::int64_t a = (seq.k0 + key0 + kr) * row_stride + static_cast<std::int64_t>(h) * D;
 #pragma unroll
     for (int j = 0; j < kCols; ++j) {
-      p.accum_k[a + j] = ak[r][j];
-      p.accum_v[a + j] = av[r][j];
+      p.accum_k[a + col_of(tx, j)] = ak[r][j];
+      p.accum_v[a + col_of(tx, j)] = av[r][j];
     }
   }
 }

@@ -1,8 +1,8 @@
 // kernels/src/cuda/attention_fwd_kernel.cuh — the forward (§4): one block per
-// (64-row query tile, query head, sequence). Per key block b (keys 64b ..
-// 64b+63 of the sequence): scores as 4 x 4 micro-tiles of fma chains over d,
+// (16*RM-row query tile, query head, sequence). Per key block b (keys 64b ..
+// 64b+63 of the sequence): scores as RM x 4 micro-tiles of fma chains over d,
 // the block max per row (maxNum over members, across the 16 threads of the
-// row), p = exp(t - m_new), the rescale, then o += p v as 4 x D/16 micro-tiles
+// row), p = exp(t - m_new), the rescale, then o += p v as RM x D/16 micro-tiles
 // whose chains run over the keys in ascending order. l is summed sequentially
 // in key order by each of the row's 16 threads (the same bits 16 times: no
 // exchange needed). Membership is a predicate on every fold: a non-member
@@ -13,18 +13,22 @@
 
 namespace samebits::kernels::attention::cuda {
 
-template <int D>
+template <int D, int RM>
 struct ForwardSmem {
+  static_assert(kValidRowsPerThread<RM>, "RM = 4 or 8 rows per thread");
+  static constexpr int kRows = 16 * RM;
   static constexpr int kLd = TileConfig<D>::kLd;
-  static constexpr int kQ = 0, kK = kQ + kTileRows * kLd, kV = kK + kTileKeys * kLd,
-                       kP = kV + kTileKeys * kLd, kFloats = kP + kTileRows * TileConfig<D>::kLdScores;
+  static constexpr int kQ = 0, kK = kQ + kRows * kLd, kV = kK + kTileKeys * kLd,
+                       kP = kV + kTileKeys * kLd, kFloats = kP + kRows * TileConfig<D>::kLdScores;
   static constexpr int kBytes = kFloats * 4;
+  static_assert(kBytes <= 227 * 1024, "forward tile fits an H200 block's shared memory");
 };
 
-template <int D, class L, DType In, DType Out>
+template <int D, int RM, class L, DType In, DType Out>
 __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const ForwardParams p) {
   using Cfg = TileConfig<D>;
-  using Sm = ForwardSmem<D>;
+  using Sm = ForwardSmem<D, RM>;
+  constexpr int kRows = Sm::kRows;
   constexpr int kLd = Cfg::kLd, kCols = Cfg::kColsPerThread, kLdP = Cfg::kLdScores;
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
@@ -34,24 +38,29 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
   float* sP = smem + Sm::kP;
 
   const Sequence seq = sequence_of(p, blockIdx.z);
-  const int row0 = blockIdx.x * kTileRows;
+  // Heaviest tiles (latest rows: longest causal lists) first.
+  const int row0 = (gridDim.x - 1 - blockIdx.x) * kRows;
   if (row0 >= seq.lq) return;
   const int h = blockIdx.y, g = h / (p.hq / p.hkv);
   const int tid = threadIdx.x, ty = tid / 16, tx = tid % 16;
-  const int valid_rows = min(kTileRows, seq.lq - row0);
+  const int valid_rows = min(kRows, seq.lq - row0);
 
-  int n[4];  // list lengths of the thread's rows
+  int n[RM];  // list lengths of the thread's rows
+  int n_min = 1 << 30;
 #pragma unroll
-  for (int r = 0; r < 4; ++r) n[r] = list_length(seq, row0 + ty * 4 + r, p.causal);
+  for (int r = 0; r < RM; ++r) {
+    n[r] = list_length(seq, row0 + ty * RM + r, p.causal);
+    n_min = min(n_min, n[r]);
+  }
   // Lists grow with the row (causal) or are all Lk: the tile's last row has the longest.
   const int tile_n = list_length(seq, row0 + valid_rows - 1, p.causal);
 
-  load_tile<D, In>(sQ, p.q, p.q_stride, seq.q0 + row0, valid_rows, h);
+  load_tile<D, In, kRows>(sQ, p.q, p.q_stride, seq.q0 + row0, valid_rows, h);
 
-  float m[4], l[4], o[4][kCols];
-  bool started[4];
+  float m[RM], l[RM], o[RM][kCols];
+  bool started[RM];
 #pragma unroll
-  for (int r = 0; r < 4; ++r) {
+  for (int r = 0; r < RM; ++r) {
     m[r] = 0.0f;
     l[r] = 0.0f;
     started[r] = false;
@@ -66,13 +75,13 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
     load_tile<D, In>(sV, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
     __syncthreads();
 
-    float s[4][4];
+    float s[RM][4];
     tile_dots<D>(sQ, sK, ty, tx, s);
 
-    float m_new[4];
-    bool active[4];
+    float m_new[RM];
+    bool active[RM];
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
+    for (int r = 0; r < RM; ++r) {
       float mb = max_identity();
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
@@ -87,7 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         const bool member = key0 + tx + 16 * c < n[r];
-        sP[(ty * 4 + r) * kLdP + tx + 16 * c] = member ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
+        sP[(ty * RM + r) * kLdP + tx + 16 * c] = member ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
       }
       if (active[r]) {
         if (started[r]) {
@@ -103,23 +112,23 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
     __syncthreads();
 
     // o[r][d] = fma(p_k, v_k[d], o[r][d]) over the block's members, ascending.
-    const bool all_members = key0 + kTileKeys <= min(min(n[0], n[1]), min(n[2], n[3]));
+    const bool all_members = key0 + kTileKeys <= n_min;
     if (all_members) {
-#pragma unroll 2
+#pragma unroll 1
       for (int k = 0; k < kTileKeys; k += 4) {
-        float4 pv[4];
+        float4 pv[RM];
 #pragma unroll
-        for (int r = 0; r < 4; ++r) pv[r] = ld4(sP + (ty * 4 + r) * kLdP + k);
+        for (int r = 0; r < RM; ++r) pv[r] = ld4(sP + (ty * RM + r) * kLdP + k);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           float vv[kCols];
 #pragma unroll
           for (int j = 0; j < kCols; j += 4) {
-            const float4 x = ld4(sV + (k + i) * kLd + tx * kCols + j);
+            const float4 x = ld4(sV + (k + i) * kLd + col_of(tx, j));
             vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
           }
 #pragma unroll
-          for (int r = 0; r < 4; ++r) {
+          for (int r = 0; r < RM; ++r) {
             const float pk = comp(pv[r], i);
             l[r] = add_rn(l[r], pk);
 #pragma unroll
@@ -132,13 +141,13 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
         float vv[kCols];
 #pragma unroll
         for (int j = 0; j < kCols; j += 4) {
-          const float4 x = ld4(sV + k * kLd + tx * kCols + j);
+          const float4 x = ld4(sV + k * kLd + col_of(tx, j));
           vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
         }
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
+        for (int r = 0; r < RM; ++r) {
           const bool member = key0 + k < n[r];
-          const float pk = sP[(ty * 4 + r) * kLdP + k];
+          const float pk = sP[(ty * RM + r) * kLdP + k];
           l[r] = member ? add_rn(l[r], pk) : l[r];
 #pragma unroll
           for (int j = 0; j < kCols; ++j) o[r][j] = member ? fma_rn(pk, vv[j], o[r][j]) : o[r][j];
@@ -146,7 +155,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
       }
     }
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
+    for (int r = 0; r < RM; ++r) {
       if (active[r]) {
         m[r] = m_new[r];
         started[r] = true;
@@ -156,8 +165,8 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 
   // Finish (§4.5) and store, each element rounded once.
 #pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    const int i = row0 + ty * 4 + r;
+  for (int r = 0; r < RM; ++r) {
+    const int i = row0 + ty * RM + r;
     if (i >= seq.lq) continue;
     const std::int64_t row = seq.q0 + i;
     float lse;
@@ -170,9 +179,9 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 #pragma unroll
       for (int j = 0; j < kCols; ++j) o[r][j] = div_rn(o[r][j], l[r]);
     }
-    const std::int64_t base = row * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head + tx * kCols;
+    const std::int64_t base = row * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
 #pragma unroll
-    for (int j = 0; j < kCols; ++j) store_from_f32(p.o, Out, base + j, o[r][j]);
+    for (int j = 0; j < kCols; ++j) store_from_f32(p.o, Out, base + col_of(tx, j), o[r][j]);
     if (tx == 0) p.lse[row * p.hq + h] = canonical(lse);
   }
 }

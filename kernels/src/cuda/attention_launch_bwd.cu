@@ -13,6 +13,17 @@ namespace {
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
+template <int D, int RM, class L, DType In, DType Grad>
+cudaError_t launch_dq(const BackwardParams& p, cudaStream_t stream) {
+  auto dq = attention_bwd_dq_kernel<D, RM, L, In, Grad>;
+  constexpr int kBytes = DqSmem<D, RM>::kBytes, kRows = DqSmem<D, RM>::kRows;
+  cudaError_t e = cudaFuncSetAttribute(dq, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
+  if (e != cudaSuccess) return e;
+  const dim3 grid((p.max_seqlen_q + kRows - 1) / kRows, p.hq, p.num_seqs);
+  dq<<<grid, kThreads, kBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
   cudaError_t e;
@@ -33,13 +44,9 @@ cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   if (p.total_q > 0) {
-    auto dq = attention_bwd_dq_kernel<D, L, In, Grad>;
-    constexpr int kBytes = DqSmem<D>::kBytes;
-    static_assert(kBytes <= 227 * 1024, "dq tile fits an H200 block's shared memory");
-    if ((e = cudaFuncSetAttribute(dq, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes)) != cudaSuccess) return e;
-    const dim3 grid((p.max_seqlen_q + kTileRows - 1) / kTileRows, p.hq, p.num_seqs);
-    dq<<<grid, kThreads, kBytes, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    if ((e = p.tile_rows == 64 ? launch_dq<D, 4, L, In, Grad>(p, stream) : launch_dq<D, 8, L, In, Grad>(p, stream)) !=
+        cudaSuccess)
+      return e;
   }
   return cudaSuccess;
 }

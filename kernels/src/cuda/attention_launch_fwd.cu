@@ -7,17 +7,21 @@
 namespace samebits::kernels::attention::cuda {
 namespace {
 
-template <int D, class L, DType In, DType Out>
-cudaError_t launch(const ForwardParams& p, cudaStream_t stream) {
-  auto kernel = attention_forward_kernel<D, L, In, Out>;
-  constexpr int kBytes = ForwardSmem<D>::kBytes;
-  static_assert(kBytes <= 227 * 1024, "forward tile fits an H200 block's shared memory");
+template <int D, int RM, class L, DType In, DType Out>
+cudaError_t launch_rm(const ForwardParams& p, cudaStream_t stream) {
+  auto kernel = attention_forward_kernel<D, RM, L, In, Out>;
+  constexpr int kBytes = ForwardSmem<D, RM>::kBytes, kRows = ForwardSmem<D, RM>::kRows;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
   if (e != cudaSuccess) return e;
-  const dim3 grid((p.max_seqlen_q + kTileRows - 1) / kTileRows, p.hq, p.num_seqs);
+  const dim3 grid((p.max_seqlen_q + kRows - 1) / kRows, p.hq, p.num_seqs);
   if (grid.x == 0) return cudaSuccess;
   kernel<<<grid, kThreads, kBytes, stream>>>(p);
   return cudaGetLastError();
+}
+
+template <int D, class L, DType In, DType Out>
+cudaError_t launch(const ForwardParams& p, cudaStream_t s) {
+  return p.tile_rows == 64 ? launch_rm<D, 4, L, In, Out>(p, s) : launch_rm<D, 8, L, In, Out>(p, s);
 }
 
 template <int D, class L, DType In>

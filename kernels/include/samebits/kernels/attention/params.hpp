@@ -37,6 +37,10 @@ struct ProblemParams {
   float scale = 0.0f;  // binary32; default_scale(d) unless the caller chooses
   DType in_dtype = DType::bf16;  // q, k, v (and dO, o in the backward)
   Libm libm = Libm::nvcc;
+  // Query rows per block of the forward and dq kernels: 0 lets the launcher
+  // choose (128), 64 or 128 forces one. Any tiling gives the same bits (the
+  // contract fixes every operation); tests run both to show it.
+  int tile_rows = 0;
 };
 
 struct ForwardParams : ProblemParams {
