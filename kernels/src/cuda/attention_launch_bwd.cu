@@ -44,7 +44,7 @@ cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   if (p.total_q > 0) {
-    if ((e = p.tile_rows == 64 ? launch_dq<D, 4, L, In, Grad>(p, stream) : launch_dq<D, 8, L, In, Grad>(p, stream)) !=
+    if ((e = use_tall_tiles(p) ? launch_dq<D, 8, L, In, Grad>(p, stream) : launch_dq<D, 4, L, In, Grad>(p, stream)) !=
         cudaSuccess)
       return e;
   }

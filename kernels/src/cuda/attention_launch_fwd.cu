@@ -21,7 +21,7 @@ cudaError_t launch_rm(const ForwardParams& p, cudaStream_t stream) {
 
 template <int D, class L, DType In, DType Out>
 cudaError_t launch(const ForwardParams& p, cudaStream_t s) {
-  return p.tile_rows == 64 ? launch_rm<D, 4, L, In, Out>(p, s) : launch_rm<D, 8, L, In, Out>(p, s);
+  return use_tall_tiles(p) ? launch_rm<D, 8, L, In, Out>(p, s) : launch_rm<D, 4, L, In, Out>(p, s);
 }
 
 template <int D, class L, DType In>

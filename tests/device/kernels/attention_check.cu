@@ -16,7 +16,8 @@
 // GPU forward + backward and the CPU reference from the same inputs (the
 // backward from the reference's stored o and lse, so a forward mismatch
 // cannot hide in the backward), mismatched encodings per tensor (o, lse, dq,
-// dk, dv), an FNV-1a digest per tensor, and a negative control per tensor
+// dk, dv) with 128-row tiles, the same with 64-row tiles (mismatch_tile64:
+// the two tilings the launcher chooses between), an FNV-1a digest per tensor, and a negative control per tensor
 // (one bit of one GPU element flipped in device memory, copied again: exactly
 // one more mismatch). Outputs are poisoned (all-ones bytes: NaN in every
 // dtype) before each run, so an unwritten element is a mismatch. One JSON
@@ -369,6 +370,7 @@ bool check_point(const Point& pt, const Options& opt, FILE* jsonl) {
   const double ref_s = seconds_since(t0);
 
   Problem pr(pt);
+  pr.tile_rows = 128;  // 128-row tiles here, 64-row tiles below: the launcher picks one of them
   pr.q.upload(in.q.bytes.data());
   pr.k.upload(in.k.bytes.data());
   pr.v.upload(in.v.bytes.data());

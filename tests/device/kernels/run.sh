@@ -3,7 +3,7 @@
 #   bash tests/device/kernels/run.sh [STEP...]   (default: all steps, in order:
 #        quick bench full varlen large memcheck racecheck)
 # with build-device/ carried (built here by tests/device/kernels/build.sh: the
-# check links MPFR/GMP statically, the GPU machine has none). Steps, each
+# check needs no library beyond the CUDA driver). Steps, each
 # logged to $OUT/<step>.txt, a summary table last:
 #   quick grid, benchmark (Qwen3-8B shapes), full grid without the S >= 2048
 #   points, the invariance section (--varlen), the S = 2048/4096 points (the
@@ -15,7 +15,7 @@ out=${OUT:-/tmp/samebits-attn-out}
 mkdir -p "$out" "$out/varlen" "$out/large"
 bin=build-device/attention_check
 if [ ! -x "$bin" ]; then
-  echo "no $bin: building (needs nvcc and MPFR/GMP)"
+  echo "no $bin: building (needs nvcc)"
   bash tests/device/kernels/build.sh > "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 1; }
 fi
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm --format=csv,noheader; nproc; } > "$out/machine.txt" 2>&1

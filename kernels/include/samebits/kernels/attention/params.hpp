@@ -38,8 +38,9 @@ struct ProblemParams {
   DType in_dtype = DType::bf16;  // q, k, v (and dO, o in the backward)
   Libm libm = Libm::nvcc;
   // Query rows per block of the forward and dq kernels: 0 lets the launcher
-  // choose (128), 64 or 128 forces one. Any tiling gives the same bits (the
-  // contract fixes every operation); tests run both to show it.
+  // choose (128 when that still makes two blocks per multiprocessor, else 64),
+  // 64 or 128 forces one. Any tiling gives the same bits (the contract fixes
+  // every operation); the device check runs both to show it.
   int tile_rows = 0;
 };
 
