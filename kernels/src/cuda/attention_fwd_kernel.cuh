@@ -4,8 +4,8 @@
 // the block max per row (maxNum over members, across the 16 threads of the
 // row), p = exp(t - m_new), the rescale, then o += p v as RM x D/16 micro-tiles
 // whose chains run over the keys in ascending order. l is summed sequentially
-// in key order by each of the row's 16 threads (the same bits 16 times: no
-// exchange needed). Membership is a predicate on every fold: a non-member
+// in key order by one owner thread per row (tx = r of the row's 16 threads:
+// the other 15 would only repeat it) and handed to the others at the end. Membership is a predicate on every fold: a non-member
 // touches no accumulator.
 #pragma once
 
@@ -57,12 +57,14 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 
   load_tile<D, In, kRows>(sQ, p.q, p.q_stride, seq.q0 + row0, valid_rows, h);
 
-  float m[RM], l[RM], o[RM][kCols];
+  // l of row ty * RM + tx, held by its owner (tx < RM); the row's list length.
+  float l_own = 0.0f;
+  const int n_own = list_length(seq, row0 + ty * RM + tx, p.causal);
+  float m[RM], o[RM][kCols];
   bool started[RM];
 #pragma unroll
   for (int r = 0; r < RM; ++r) {
     m[r] = 0.0f;
-    l[r] = 0.0f;
     started[r] = false;
 #pragma unroll
     for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
@@ -101,15 +103,29 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
       if (active[r]) {
         if (started[r]) {
           const float alpha = L::exp(sub_rn(m[r], m_new[r]));
-          l[r] = mul_rn(l[r], alpha);
+          if (tx == r) l_own = mul_rn(l_own, alpha);
 #pragma unroll
           for (int j = 0; j < kCols; ++j) o[r][j] = mul_rn(o[r][j], alpha);
-        } else {
-          l[r] = 0.0f;
+        } else if (tx == r) {
+          l_own = 0.0f;
         }
       }
     }
     __syncthreads();
+
+    // l = add(l, p_k) over the block's members, ascending: the owners only.
+    if (tx < RM && key0 < n_own) {
+      const float* prow = sP + (ty * RM + tx) * kLdP;
+      if (key0 + kTileKeys <= n_own) {
+#pragma unroll 4
+        for (int k = 0; k < kTileKeys; k += 4) {
+          const float4 x = ld4(prow + k);
+          l_own = add_rn(add_rn(add_rn(add_rn(l_own, x.x), x.y), x.z), x.w);
+        }
+      } else {
+        for (int k = 0; k < kTileKeys; ++k) l_own = key0 + k < n_own ? add_rn(l_own, prow[k]) : l_own;
+      }
+    }
 
     // o[r][d] = fma(p_k, v_k[d], o[r][d]) over the block's members, ascending.
     const bool all_members = key0 + kTileKeys <= n_min;
@@ -130,7 +146,6 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 #pragma unroll
           for (int r = 0; r < RM; ++r) {
             const float pk = comp(pv[r], i);
-            l[r] = add_rn(l[r], pk);
 #pragma unroll
             for (int j = 0; j < kCols; ++j) o[r][j] = fma_rn(pk, vv[j], o[r][j]);
           }
@@ -148,7 +163,6 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
         for (int r = 0; r < RM; ++r) {
           const bool member = key0 + k < n[r];
           const float pk = sP[(ty * RM + r) * kLdP + k];
-          l[r] = member ? add_rn(l[r], pk) : l[r];
 #pragma unroll
           for (int j = 0; j < kCols; ++j) o[r][j] = member ? fma_rn(pk, vv[j], o[r][j]) : o[r][j];
         }
@@ -163,7 +177,11 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
     }
   }
 
-  // Finish (§4.5) and store, each element rounded once.
+  // Finish (§4.5) and store, each element rounded once. Row r's l comes from
+  // its owner, lane r of this half warp.
+  float l[RM];
+#pragma unroll
+  for (int r = 0; r < RM; ++r) l[r] = __shfl_sync(0xffffffffu, l_own, (tid & 16) + r);
 #pragma unroll
   for (int r = 0; r < RM; ++r) {
     const int i = row0 + ty * RM + r;

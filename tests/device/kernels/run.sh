@@ -9,6 +9,10 @@
 #   points, the invariance section (--varlen), the S = 2048/4096 points (the
 #   CPU reference takes most of this), compute-sanitizer memcheck and
 #   racecheck on a small and a larger point. Budget: under 9 minutes.
+#   compute-sanitizer refuses the device under gVisor ("Device not supported",
+#   KINDS.md); it works on the Firecracker machines.
+#   Optional group `py`: tests/device/kernels/{invariance,torch_compare,
+#   capture_golden}.py through build-device/libsamebits_kernels.so.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/samebits-attn-out}
@@ -49,6 +53,13 @@ else
   echo "compute-sanitizer not found" | tee -a "$out/steps.txt"
   status=1
 fi
+# Not in the default list: the ctypes scripts beside this one, through
+# build-device/libsamebits_kernels.so (bash run.sh py).
+lib=build-device/libsamebits_kernels.so
+mkdir -p "$out/py"
+step py_invariance 240 python3 tests/device/kernels/invariance.py "$lib" "$out/py" --libm both
+step py_torch 240 python3 tests/device/kernels/torch_compare.py "$lib" "$out/py" --quick
+step py_golden 120 python3 tests/device/kernels/capture_golden.py "$lib" "$out/py"
 echo "== summary"
 cat "$out/steps.txt"
 grep -h '^# ' "$out/quick.txt" "$out/full.txt" "$out/large.txt" 2>/dev/null | grep points
