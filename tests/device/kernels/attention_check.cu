@@ -42,6 +42,12 @@
 #include "samebits/kernels/attention/reference_api.hpp"
 #include "samebits/kernels/dtype.hpp"
 
+// The backward's kernels one by one, for the bench's breakdown only.
+#include "../../../kernels/src/cuda/attention_bwd_delta_kernel.cuh"
+#include "../../../kernels/src/cuda/attention_bwd_dkdv_kernel.cuh"
+#include "../../../kernels/src/cuda/attention_bwd_dq_kernel.cuh"
+#include "../../../kernels/src/cuda/attention_bwd_fold_kernel.cuh"
+
 namespace sk = samebits::kernels;
 namespace sa = samebits::kernels::attention;
 
@@ -500,6 +506,51 @@ float median(std::vector<float> v) {
   return v[v.size() / 2];
 }
 
+// Times each backward kernel alone (nvcc libm, bf16, D = 128, 128-row dq
+// tiles), launched as attention_launch_bwd.cu launches them.
+void bench_backward_parts(Problem& pr, FILE* jsonl) {
+  namespace cu = sa::cuda;
+  using L = cu::NvccExpLog;
+  constexpr auto T = sk::DType::bf16;
+  const sa::BackwardParams p = pr.bwd();
+  const unsigned delta_blocks = static_cast<unsigned>((p.total_q * p.hq + cu::kThreads - 1) / cu::kThreads);
+  const unsigned fold_blocks = static_cast<unsigned>((p.total_k * p.hkv * 128 + cu::kThreads - 1) / cu::kThreads);
+  auto dkdv = cu::attention_bwd_dkdv_kernel<128, L, T>;
+  auto dq = cu::attention_bwd_dq_kernel<128, 8, L, T, T>;
+  constexpr int kDkdvBytes = cu::DkdvSmem<128>::kBytes, kDqBytes = cu::DqSmem<128, 8>::kBytes;
+  CHECK_CUDA(cudaFuncSetAttribute(dkdv, cudaFuncAttributeMaxDynamicSharedMemorySize, kDkdvBytes));
+  CHECK_CUDA(cudaFuncSetAttribute(dq, cudaFuncAttributeMaxDynamicSharedMemorySize, kDqBytes));
+  const dim3 dkdv_grid((p.max_seqlen_k + 63) / 64, p.hq, p.num_seqs), dq_grid((p.max_seqlen_q + 127) / 128, p.hq, p.num_seqs);
+  cudaEvent_t e0, e1;
+  CHECK_CUDA(cudaEventCreate(&e0));
+  CHECK_CUDA(cudaEventCreate(&e1));
+  auto time = [&](auto launch) {
+    std::vector<float> ms;
+    for (int it = 0; it < 13; ++it) {
+      CHECK_CUDA(cudaEventRecord(e0));
+      launch();
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(cudaEventRecord(e1));
+      CHECK_CUDA(cudaEventSynchronize(e1));
+      float t;
+      CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
+      if (it >= 3) ms.push_back(t);
+    }
+    return median(ms);
+  };
+  const float t_delta = time([&] { cu::attention_bwd_delta_kernel<128, T, T><<<delta_blocks, cu::kThreads>>>(p); });
+  const float t_dkdv = time([&] { dkdv<<<dkdv_grid, cu::kThreads, kDkdvBytes>>>(p); });
+  const float t_fold = time([&] { cu::attention_bwd_fold_kernel<128, T><<<fold_blocks, cu::kThreads>>>(p); });
+  const float t_dq = time([&] { dq<<<dq_grid, cu::kThreads, kDqBytes>>>(p); });
+  CHECK_CUDA(cudaEventDestroy(e0));
+  CHECK_CUDA(cudaEventDestroy(e1));
+  std::printf("# backward kernels at S=%lld (nvcc, median of 10): delta %.3f ms, dK/dV %.3f ms, fold %.3f ms, dq %.3f ms\n",
+              static_cast<long long>(p.total_q), t_delta, t_dkdv, t_fold, t_dq);
+  if (jsonl)
+    std::fprintf(jsonl, "{\"bench\":\"backward parts\",\"S\":%lld,\"delta_ms\":%.4f,\"dkdv_ms\":%.4f,\"fold_ms\":%.4f,\"dq_ms\":%.4f}\n",
+                 static_cast<long long>(p.total_q), t_delta, t_dkdv, t_fold, t_dq);
+}
+
 void bench(const Options& opt, FILE* jsonl) {
   std::printf("# bench: Qwen3-8B attention (hq=32, hkv=8, D=128, bf16, causal), median of 20 after 3 warm-ups\n");
   std::printf("# %-5s %-5s %-6s %10s %10s %10s %10s %10s\n", "libm", "tile", "S", "fwd_ms", "fwd_TF/s", "bwd_ms",
@@ -551,6 +602,7 @@ void bench(const Options& opt, FILE* jsonl) {
                      sa::libm_name(l), tile, s, f, tf_f, b, tf_b, f + b);
       CHECK_CUDA(cudaEventDestroy(e0));
       CHECK_CUDA(cudaEventDestroy(e1));
+      if (l == sa::Libm::nvcc && tile == 128 && s == 4096) bench_backward_parts(pr, jsonl);
     }
   std::fflush(stdout);
 }
