@@ -83,8 +83,8 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dkdv_kernel(const B
     __syncthreads();
 
     float s[4][4], dp[4][4];
-    tile_dots<D>(sK, sQ, ty, tx, s);   // keys ty*4+r, rows tx+16c
-    tile_dots<D>(sV, sDo, ty, tx, dp);
+    tile_dots<D, false>(sK, sQ, ty, tx, s);   // keys ty*4+r, rows tx+16c
+    tile_dots<D, false>(sV, sDo, ty, tx, dp);
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
       const int x = tx + 16 * c;

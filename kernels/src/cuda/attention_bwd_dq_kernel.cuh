@@ -17,7 +17,7 @@ struct DqSmem {
   static_assert(kValidRowsPerThread<RM>, "RM = 4 or 8 rows per thread");
   static constexpr int kRows = 16 * RM;
   static constexpr int kLd = TileConfig<D>::kLd;
-  static constexpr int kLdS = kTileKeys;  // ds [row][key]: float4 rows, aliased on sV
+  static constexpr int kLdS = kTileKeys + 4;  // ds [row][key]: float4 rows (adjacent rows in other banks), aliased on sV
   static constexpr int kQ = 0, kDo = kQ + kRows * kLd, kK = kDo + kRows * kLd, kV = kK + kTileKeys * kLd,
                        kLse = kV + (kTileKeys * kLd > kRows * kLdS ? kTileKeys * kLd : kRows * kLdS),
                        kDelta = kLse + kRows, kFloats = kDelta + kRows;
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dq_kernel(const Bac
   const int valid_rows = min(kRows, seq.lq - row0);
 
   // Lists grow with the row: the thread's first row has the shortest.
-  const int n_min = list_length(seq, row0 + ty * RM, p.causal);
+  const int n_min = list_length(seq, row0 + ty, p.causal);
   if (tid < kRows) {
     const int i = row0 + tid;
     sLse[tid] = i < seq.lq ? p.lse[(seq.q0 + i) * p.hq + h] : 0.0f;
@@ -76,15 +76,15 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dq_kernel(const Bac
     __syncthreads();
 
     float s[RM][4], dp[RM][4];
-    tile_dots<D>(sQ, sK, ty, tx, s);
-    tile_dots<D>(sDo, sV, ty, tx, dp);
+    tile_dots<D, true>(sQ, sK, ty, tx, s);
+    tile_dots<D, true>(sDo, sV, ty, tx, dp);
     __syncthreads();  // sV is consumed: sDs overwrites it
 #pragma unroll
     for (int r = 0; r < RM; ++r)
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const float pr = L::exp(sub_rn(mul_rn(s[r][c], p.scale), sLse[ty * RM + r]));
-        sDs[(ty * RM + r) * kLdS + tx + 16 * c] = mul_rn(pr, sub_rn(dp[r][c], sDelta[ty * RM + r]));
+        const float pr = L::exp(sub_rn(mul_rn(s[r][c], p.scale), sLse[ty + 16 * r]));
+        sDs[(ty + 16 * r) * kLdS + tx + 16 * c] = mul_rn(pr, sub_rn(dp[r][c], sDelta[ty + 16 * r]));
       }
     __syncthreads();
 
@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dq_kernel(const Bac
       for (int k = 0; k < kTileKeys; k += 4) {
         float4 dsv[RM];
 #pragma unroll
-        for (int r = 0; r < RM; ++r) dsv[r] = ld4(sDs + (ty * RM + r) * kLdS + k);
+        for (int r = 0; r < RM; ++r) dsv[r] = ld4(sDs + (ty + 16 * r) * kLdS + k);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           float kv[kCols];
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dq_kernel(const Bac
     } else {
       int n[RM];
 #pragma unroll
-      for (int r = 0; r < RM; ++r) n[r] = list_length(seq, row0 + ty * RM + r, p.causal);
+      for (int r = 0; r < RM; ++r) n[r] = list_length(seq, row0 + ty + 16 * r, p.causal);
       for (int k = 0; k < kTileKeys; ++k) {
         float kv[kCols];
 #pragma unroll
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dq_kernel(const Bac
 #pragma unroll
         for (int r = 0; r < RM; ++r) {
           const bool member = key0 + k < n[r];
-          const float ds = sDs[(ty * RM + r) * kLdS + k];
+          const float ds = sDs[(ty + 16 * r) * kLdS + k];
 #pragma unroll
           for (int j = 0; j < kCols; ++j) acc[r][j] = member ? fma_rn(ds, kv[j], acc[r][j]) : acc[r][j];
         }
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_dq_kernel(const Bac
 
 #pragma unroll
   for (int r = 0; r < RM; ++r) {
-    const int i = row0 + ty * RM + r;
+    const int i = row0 + ty + 16 * r;
     if (i >= seq.lq) continue;
     const std::int64_t base = (seq.q0 + i) * p.dq_stride.row + static_cast<std::int64_t>(h) * p.dq_stride.head;
 #pragma unroll

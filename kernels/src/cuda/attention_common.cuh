@@ -35,8 +35,10 @@ struct CrExpLog {
 
 // ---- tiles -----------------------------------------------------------------
 // Every kernel: 256 threads as a 16 x 16 grid (ty = tid / 16, tx = tid % 16).
-// A block holds a tile of 16 * RM query rows (each thread RM rows: ty * RM + r)
-// — RM = 4 or 8 — or, in the dK/dV kernel, a tile of 64 keys (4 a thread).
+// A block holds a tile of 16 * RM query rows (each thread RM rows, interleaved:
+// ty + 16 r, so that the two half warps read adjacent rows, in different
+// banks) — RM = 4 or 8 — or, in the dK/dV kernel, a tile of 64 keys (4
+// consecutive keys a thread: ty * 4 + r).
 // Key tiles are the contract's blocks: B = 64 keys counted from the
 // sequence's key 0, each thread 4 keys of a block's scores (tx + 16 c).
 inline constexpr int kThreads = 256;
@@ -135,9 +137,10 @@ SAMEBITS_DEVICE_FUNC float4 ld4(const float* p) { return *reinterpret_cast<const
 
 SAMEBITS_DEVICE_FUNC float comp(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
-// s[r][c] = dot(a_r, b_c) for the thread's RM rows of `a` (ty * RM + r) and
-// 4 rows of `b` (tx + 16 c): each one chain from +0 over d = 0..D-1 (§4.1).
-template <int D, int RM>
+// s[r][c] = dot(a_r, b_c) for the thread's RM rows of `a` (ty + 16 r when
+// Interleaved, else ty * RM + r) and 4 rows of `b` (tx + 16 c): each one chain
+// from +0 over d = 0..D-1 (§4.1).
+template <int D, bool Interleaved, int RM>
 SAMEBITS_DEVICE_FUNC void tile_dots(const float* a, const float* b, int ty, int tx, float (&s)[RM][4]) {
   constexpr int kLd = TileConfig<D>::kLd;
 #pragma unroll
@@ -148,7 +151,7 @@ SAMEBITS_DEVICE_FUNC void tile_dots(const float* a, const float* b, int ty, int 
   for (int d = 0; d < D; d += 4) {
     float4 av[RM], bv[4];
 #pragma unroll
-    for (int r = 0; r < RM; ++r) av[r] = ld4(a + (ty * RM + r) * kLd + d);
+    for (int r = 0; r < RM; ++r) av[r] = ld4(a + (Interleaved ? ty + 16 * r : ty * RM + r) * kLd + d);
 #pragma unroll
     for (int c = 0; c < 4; ++c) bv[c] = ld4(b + (tx + 16 * c) * kLd + d);
 #pragma unroll

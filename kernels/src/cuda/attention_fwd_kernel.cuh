@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
   int n_min = 1 << 30;
 #pragma unroll
   for (int r = 0; r < RM; ++r) {
-    n[r] = list_length(seq, row0 + ty * RM + r, p.causal);
+    n[r] = list_length(seq, row0 + ty + 16 * r, p.causal);
     n_min = min(n_min, n[r]);
   }
   // Lists grow with the row (causal) or are all Lk: the tile's last row has the longest.
@@ -57,9 +57,9 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 
   load_tile<D, In, kRows>(sQ, p.q, p.q_stride, seq.q0 + row0, valid_rows, h);
 
-  // l of row ty * RM + tx, held by its owner (tx < RM); the row's list length.
+  // l of row ty + 16 * tx, held by its owner (tx < RM); the row's list length.
   float l_own = 0.0f;
-  const int n_own = list_length(seq, row0 + ty * RM + tx, p.causal);
+  const int n_own = list_length(seq, row0 + ty + 16 * tx, p.causal);
   float m[RM], o[RM][kCols];
   bool started[RM];
 #pragma unroll
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
     __syncthreads();
 
     float s[RM][4];
-    tile_dots<D>(sQ, sK, ty, tx, s);
+    tile_dots<D, true>(sQ, sK, ty, tx, s);
 
     float m_new[RM];
     bool active[RM];
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         const bool member = key0 + tx + 16 * c < n[r];
-        sP[(ty * RM + r) * kLdP + tx + 16 * c] = member ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
+        sP[(ty + 16 * r) * kLdP + tx + 16 * c] = member ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
       }
       if (active[r]) {
         if (started[r]) {
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 
     // l = add(l, p_k) over the block's members, ascending: the owners only.
     if (tx < RM && key0 < n_own) {
-      const float* prow = sP + (ty * RM + tx) * kLdP;
+      const float* prow = sP + (ty + 16 * tx) * kLdP;
       if (key0 + kTileKeys <= n_own) {
 #pragma unroll 4
         for (int k = 0; k < kTileKeys; k += 4) {
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
       for (int k = 0; k < kTileKeys; k += 4) {
         float4 pv[RM];
 #pragma unroll
-        for (int r = 0; r < RM; ++r) pv[r] = ld4(sP + (ty * RM + r) * kLdP + k);
+        for (int r = 0; r < RM; ++r) pv[r] = ld4(sP + (ty + 16 * r) * kLdP + k);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           float vv[kCols];
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
 #pragma unroll
         for (int r = 0; r < RM; ++r) {
           const bool member = key0 + k < n[r];
-          const float pk = sP[(ty * RM + r) * kLdP + k];
+          const float pk = sP[(ty + 16 * r) * kLdP + k];
 #pragma unroll
           for (int j = 0; j < kCols; ++j) o[r][j] = member ? fma_rn(pk, vv[j], o[r][j]) : o[r][j];
         }
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
   for (int r = 0; r < RM; ++r) l[r] = __shfl_sync(0xffffffffu, l_own, (tid & 16) + r);
 #pragma unroll
   for (int r = 0; r < RM; ++r) {
-    const int i = row0 + ty * RM + r;
+    const int i = row0 + ty + 16 * r;
     if (i >= seq.lq) continue;
     const std::int64_t row = seq.q0 + i;
     float lse;
