@@ -10,8 +10,8 @@
 
 #include "samebits/libm/fp/bits.hpp"
 #include "samebits/oracle/filter.hpp"
-#include "samebits/oracle/implementations.hpp"
 #include "samebits/oracle/reference.hpp"
+#include "samebits/registry/implementations.hpp"
 
 using namespace samebits;
 using namespace samebits::oracle;
@@ -50,7 +50,7 @@ void BM_mpfr(benchmark::State& st, Func f) {
 
 void BM_glibc(benchmark::State& st, Func f) {
   const auto v = inputs(f);
-  const FloatFn fn = find_implementation("glibc")->get(f);
+  const registry::FloatFn fn = registry::find_implementation("glibc")->get(f);
   std::size_t i = 0;
   for (auto _ : st) benchmark::DoNotOptimize(fn(v[i++ & 4095]));
   st.SetItemsProcessed(st.iterations());

@@ -7,7 +7,9 @@
 //   2  an error: bad usage, unreadable or malformed input; the message names it
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +23,13 @@ struct Command {
   CLI::App* app = nullptr;      // the subcommand, to see whether it was parsed
   std::function<int()> run;     // runs it; returns the exit status
 };
+
+// "1st", "2nd", "3rd", "4th", "11th", "1021st", "251st".
+inline std::string ordinal(std::uint64_t n) {
+  const std::uint64_t tens = n % 100, ones = n % 10;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
 
 Command add_report_command(CLI::App& root);   // cli/report_cmd.cpp
 Command add_score_command(CLI::App& root);    // cli/score_cmd.cpp

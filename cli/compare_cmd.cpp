@@ -1,6 +1,7 @@
 // `samebits compare EXPECTED ACTUAL` — bitwise comparison of tensors in .npy
-// or .safetensors files. The work is in oracle/compare.hpp; this file binds
-// options and turns outcomes into output and an exit status.
+// or .safetensors files. The work is in oracle/compare.hpp, the JSON in
+// samebits/cli/json.hpp; this file binds options and turns outcomes into
+// output and an exit status.
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "samebits/cli/json.hpp"
 #include "samebits/oracle/compare.hpp"
 
 namespace samebits::cli {
@@ -34,7 +36,7 @@ int run_compare(const CompareArgs& args) {
   auto fail = [&](const std::string& file, const std::string& reason) {
     std::cerr << "samebits compare: error: " << (file.empty() ? "" : file + ": ") << reason
               << '\n';
-    if (args.json) std::cout << dump(oracle::error_to_json(file, reason)) << '\n' << std::flush;
+    if (args.json) std::cout << dump(compare_error_to_json(file, reason)) << '\n' << std::flush;
     return kExitError;
   };
   try {
@@ -45,7 +47,7 @@ int run_compare(const CompareArgs& args) {
     opts.as_bf16 = args.as == "bf16";
     const oracle::CompareReport report = oracle::compare_files(args.expected, args.actual, opts);
     if (args.json)
-      std::cout << dump(oracle::report_to_json(report)) << '\n';
+      std::cout << dump(compare_report_to_json(report)) << '\n';
     else
       oracle::print_report(std::cout, report);
     std::cout << std::flush;

@@ -1,12 +1,12 @@
 // samebits report — the main job, run by `samebits` with no arguments: one
 // table of what samebits can show on this machine without a GPU.
 //
-// Now: the host libm scored against the oracle on a default sample. Each
-// libm personality and kernel adds its rows here as its issue lands.
+// Every implementation in the registry scored against the oracle on a
+// default sample, with its host speed; then the hipcc certification recorded
+// at build time.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -16,15 +16,19 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "embedded_hipcc_certification.hpp"
 #include "progress.hpp"
+#include "samebits/cli/json.hpp"
 #include "samebits/libm/fp/bits.hpp"
-#include "samebits/oracle/implementations.hpp"
 #include "samebits/oracle/sweep.hpp"
+#include "samebits/registry/implementations.hpp"
 
 namespace samebits::cli {
 namespace {
 
 using namespace samebits::oracle;
+using registry::FloatFn;
+using registry::implementations;
 
 struct ReportArgs {
   std::uint32_t stride = 1021;
@@ -34,13 +38,14 @@ struct ReportArgs {
 };
 
 // Host speed on 2^20 inputs where the function does real work (not
-// saturated), in ns per call: the implementation and glibc's function timed
-// in alternating passes, best of 9 each. Independent calls (throughput);
-// bench/bench_libm_cr measures latency too.
-struct Speed {
-  double ns, glibc_ns;
-};
-Speed host_speed(FloatFn fn, FloatFn glibc_fn, Func f) {
+// saturated), in ns per call, best of kTimingRounds. The implementations of
+// one function are timed in interleaved rounds (a pass of each, round after
+// round), so that a change of machine load reaches them all alike, and every
+// ratio to glibc is a ratio of the figures printed. Independent calls
+// (throughput); bench/bench_libm_cr measures latency too.
+constexpr int kTimingRounds = 9;
+
+const std::vector<float>& speed_inputs(Func f) {
   static std::map<Func, std::vector<float>> inputs;
   auto& in = inputs[f];
   if (in.empty()) {
@@ -51,6 +56,12 @@ Speed host_speed(FloatFn fn, FloatFn glibc_fn, Func f) {
     in.resize(1u << 20);
     for (auto& x : in) x = exp_family ? e(rng) : fp::from_bits(l(rng));
   }
+  return in;
+}
+
+// ns per call of each of fns on f's inputs, in the order given.
+std::vector<double> host_speeds(Func f, const std::vector<FloatFn>& fns, Progress& bar) {
+  const std::vector<float>& in = speed_inputs(f);
   auto pass = [&](FloatFn g) {
     volatile float sink = 0;
     const auto t0 = std::chrono::steady_clock::now();
@@ -61,12 +72,12 @@ Speed host_speed(FloatFn fn, FloatFn glibc_fn, Func f) {
     (void)sink;
     return ns / static_cast<double>(in.size());
   };
-  Speed s{1e30, 1e30};
-  for (int round = 0; round < 9; ++round) {
-    s.ns = std::min(s.ns, pass(fn));
-    s.glibc_ns = std::min(s.glibc_ns, pass(glibc_fn));
+  std::vector<double> best(fns.size(), 1e30);
+  for (int round = 0; round < kTimingRounds; ++round) {
+    for (std::size_t i = 0; i < fns.size(); ++i) best[i] = std::min(best[i], pass(fns[i]));
+    bar(round + 1, kTimingRounds);
   }
-  return s;
+  return best;
 }
 
 // The hipcc certification recorded at build time (cli/meson.build): per
@@ -74,34 +85,56 @@ Speed host_speed(FloatFn fn, FloatFn glibc_fn, Func f) {
 // clang's own dataflow (alone and in a refolding context), and the negative
 // controls.
 nlohmann::json hipcc_certification() {
-  const std::string path = SAMEBITS_HIPCC_CERT_JSON;
-  if (path.empty()) return nullptr;
-  std::ifstream in(path);
-  if (!in) return nullptr;
+  if (kHipccCertificationJson.empty()) return nullptr;
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(kHipccCertificationJson);
   } catch (const nlohmann::json::exception&) {
     return nullptr;
   }
 }
 
+// Left-aligned columns sized from their content, two spaces apart; columns
+// listed in right_aligned are right-aligned (numbers).
+void print_columns(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right_aligned,
+                   const std::string& indent = "") {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], r[c].size());
+    }
+  for (const auto& r : rows) {
+    std::string line = indent;
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      const bool right = c < right_aligned.size() && right_aligned[c];
+      const bool last = c + 1 == r.size();
+      if (c) line += "  ";
+      line += right ? fmt::format("{:>{}}", r[c], width[c]) : last ? r[c] : fmt::format("{:<{}}", r[c], width[c]);
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    fmt::print("{}\n", line);
+  }
+}
+
 void print_hipcc_certification(const nlohmann::json& rows) {
   fmt::print("\nhipcc certification: our AMD device code vs clang's own __builtin_F, same dataflow\n"
-             "(tests/libm/hipcc/check_hipcc_dataflow.py, run at build time; 'ok' = alone and in a refolding context)\n");
+             "({}, run at build time; 'ok' = alone and in a refolding context)\n",
+             kHipccCertificationScript);
   if (rows.is_null()) {
     fmt::print("  not run: clang++-22 was not found when samebits was built\n");
     return;
   }
   // (compiler, target, mode) -> function -> all same; controls caught / total.
-  std::map<std::string, std::map<std::string, bool>> same;
-  std::map<std::string, std::pair<int, int>> controls;
-  std::vector<std::string> order;
+  using Key = std::vector<std::string>;
+  std::map<Key, std::map<std::string, bool>> same;
+  std::map<Key, std::pair<int, int>> controls;
+  std::vector<Key> order;
   for (const auto& r : rows) {
     if (r.contains("status")) {
       fmt::print("  {} {}: {}\n", r.value("compiler", ""), r.value("target", ""), r.value("status", ""));
       continue;
     }
-    const std::string key = fmt::format("{:<40} {:<7} {:<5}", r.value("compiler", ""), r.value("target", ""), r.value("mode", ""));
+    const Key key{r.value("compiler", ""), r.value("target", ""), r.value("mode", "")};
     if (!same.count(key) && !controls.count(key)) order.push_back(key);
     if (r.contains("function")) {
       const std::string f = r["function"].get<std::string>();
@@ -114,73 +147,115 @@ void print_hipcc_certification(const nlohmann::json& rows) {
       c.second += 1;
     }
   }
-  fmt::print("  {:<40} {:<7} {:<5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", "compiler", "target", "mode", "expf",
-             "exp2f", "exp10f", "logf", "log2f", "log10f", "controls caught");
+  static constexpr const char* kFuncs[] = {"expf", "exp2f", "exp10f", "logf", "log2f", "log10f"};
+  std::vector<std::vector<std::string>> table{{"compiler", "target", "mode"}};
+  for (const char* f : kFuncs) table[0].push_back(f);
+  table[0].push_back("controls caught");
   for (const auto& k : order) {
-    std::string line = "  " + k;
-    for (const char* f : {"expf", "exp2f", "exp10f", "logf", "log2f", "log10f"}) {
+    std::vector<std::string> line = k;
+    for (const char* f : kFuncs) {
       const auto it = same[k].find(f);
-      line += fmt::format(" {:>6}", it == same[k].end() ? "-" : it->second ? "ok" : "DIFF");
+      line.push_back(it == same[k].end() ? "-" : it->second ? "ok" : "DIFF");
     }
-    line += fmt::format("  {}/{}", controls[k].first, controls[k].second);
-    fmt::print("{}\n", line);
+    line.push_back(fmt::format("{}/{}", controls[k].first, controls[k].second));
+    table.push_back(std::move(line));
   }
+  print_columns(table, {false, false, false, true, true, true, true, true, true, false}, "  ");
+}
+
+struct Row {
+  const registry::Implementation* impl;
+  Func func;
+  SweepResult result;
+  double ns = 0, glibc_ns = 0;
+};
+
+std::string max_ulp_text(const SweepResult& r) {
+  if (!r.max_ulp) return "CR";
+  return *r.max_ulp < 1e6 ? fmt::format("{:.6f}", *r.max_ulp) : fmt::format("{:.3e}", *r.max_ulp);
 }
 
 int run_report(const ReportArgs& a) {
-  nlohmann::json rows = nlohmann::json::array();
-  if (!a.json) {
-    fmt::print("samebits: every implementation known here, against the MPFR oracle\n");
-    fmt::print("sample: every {}th binary32 encoding (all signs, NaNs, subnormals) + special values\n\n", a.stride);
-    fmt::print("{:<8} {:<8} {:>11} {:>12} {:>8} {:>12} {:>9} {:>9} {:>9}\n", "impl", "function", "inputs",
-               "not CR", "wrong", "max ulp", "specials", "ns/call", "vs glibc");
-    fmt::print("{:<8} {:<8} {:>11} {:>12} {:>8} {:>12} {:>9} {:>9} {:>9}\n", "", "", "", "", "class", "", "ok", "",
-               "");
-  }
+  // Accuracy: one sweep per (implementation, function).
+  std::vector<Row> rows;
   for (const auto& impl : implementations()) {
     for (Func f : kAllFuncs) {
       const FloatFn fn = impl.get(f);
       if (!fn) continue;
-      FunctionSubject subject(fn);
       SweepOptions opt;
       opt.ranges = {EncodingRange{0, 0xffffffffu, a.stride}};
       opt.threads = a.threads;
       Progress bar(fmt::format("{} {}", impl.name, name(f)), !a.quiet);
       opt.progress = [&](std::uint64_t d, std::uint64_t t) { bar(d, t); };
-      const SweepResult r = sweep(f, subject, opt);
+      rows.push_back({&impl, f, sweep(f, FunctionSubject(fn), opt)});
       bar.finish();
-      int specials_ok = 0;
-      for (const auto& s : r.specials) specials_ok += s.score.outcome == Outcome::correctly_rounded;
-      const Speed sp = host_speed(fn, find_implementation("glibc")->get(f), f);
-      const double ns = sp.ns, ratio = sp.ns / sp.glibc_ns;
-      if (a.json) {
-        auto j = to_json(r);
-        j["implementation"] = impl.name;
-        j["provenance"] = impl.provenance;
-        j["host_ns_per_call"] = ns;
-        j["time_ratio_vs_glibc"] = ratio;
-        rows.push_back(j);
-      } else {
-        fmt::print("{:<8} {:<8} {:>11} {:>12} {:>8} {:>12} {:>5}/{:<3} {:>9.2f} {:>9}\n", impl.name, name(f),
-                   r.inputs, r.not_correctly_rounded, r.wrong_class,
-                   r.max_ulp ? (*r.max_ulp < 1e6 ? fmt::format("{:.6f}", *r.max_ulp) : fmt::format("{:.3e}", *r.max_ulp)) : std::string("CR"), specials_ok,
-                   r.specials.size(), ns, impl.name == "glibc" ? std::string("-") : fmt::format("{:.2f}x", ratio));
-      }
     }
   }
+  // Speed: every implementation of one function in the same rounds; glibc's
+  // figure is the one its own row shows.
+  const registry::Implementation* glibc = registry::find_implementation("glibc");
+  for (Func f : kAllFuncs) {
+    std::vector<Row*> of_f;
+    std::vector<FloatFn> fns;
+    for (Row& r : rows)
+      if (r.func == f) {
+        of_f.push_back(&r);
+        fns.push_back(r.impl->get(f));
+      }
+    if (fns.empty()) continue;
+    Progress bar(fmt::format("timing {}", name(f)), !a.quiet);
+    const std::vector<double> ns = host_speeds(f, fns, bar);
+    bar.finish();
+    double glibc_ns = 0;
+    for (std::size_t i = 0; i < of_f.size(); ++i)
+      if (of_f[i]->impl == glibc) glibc_ns = ns[i];
+    for (std::size_t i = 0; i < of_f.size(); ++i) {
+      of_f[i]->ns = ns[i];
+      of_f[i]->glibc_ns = glibc_ns;
+    }
+  }
+
   const nlohmann::json cert = hipcc_certification();
   if (a.json) {
-    fmt::print("{}\n", nlohmann::json{{"sample_stride", a.stride}, {"rows", rows}, {"hipcc_certification", cert}}.dump(2));
-  } else {
-    print_hipcc_certification(cert);
-    for (const auto& impl : implementations()) fmt::print("\n{}: {}", impl.name, impl.provenance);
-    fmt::print("\n");
-    fmt::print("'not CR' = results whose encoding differs from the correctly rounded one; 'max ulp' is\n"
-               "the largest error among them (exact, MPFR); 'CR' = every sampled result correctly rounded.\n"
-               "ns/call: host throughput on 2^20 non-saturated inputs, best of 7; 'vs glibc' = time ratio.\n"
-               "Exhaustive figures: docs/accuracy.md; cr's proof: docs/libm/cr.md.\n"
-               "Details: samebits score FUNC --impl glibc [--exhaustive]; samebits --help\n");
+    nlohmann::json jrows = nlohmann::json::array();
+    for (const Row& r : rows) {
+      auto j = sweep_to_json(r.result);
+      j["implementation"] = r.impl->name;
+      j["provenance"] = r.impl->provenance;
+      j["host_ns_per_call"] = r.ns;
+      j["time_ratio_vs_glibc"] = r.glibc_ns > 0 ? nlohmann::json(r.ns / r.glibc_ns) : nlohmann::json(nullptr);
+      jrows.push_back(j);
+    }
+    fmt::print("{}\n", nlohmann::json{{"sample_stride", a.stride}, {"rows", jrows}, {"hipcc_certification", cert}}.dump(2));
+    return kExitOk;
   }
+
+  fmt::print("samebits: every implementation known here, against the MPFR oracle\n");
+  fmt::print("sample: every {} binary32 encoding (all signs, NaNs, subnormals) + special values\n\n", ordinal(a.stride));
+  std::vector<std::vector<std::string>> table{
+      {"impl", "function", "inputs", "not CR", "wrong", "max ulp", "specials", "ns/call", "vs glibc"},
+      {"", "", "", "", "class", "", "ok", "", ""}};
+  for (const Row& r : rows) {
+    int specials_ok = 0;
+    for (const auto& s : r.result.specials) specials_ok += s.score.outcome == Outcome::correctly_rounded;
+    const bool is_glibc = r.impl == glibc;
+    table.push_back({r.impl->name, std::string(name(r.func)), std::to_string(r.result.inputs),
+                     std::to_string(r.result.not_correctly_rounded), std::to_string(r.result.wrong_class),
+                     max_ulp_text(r.result), fmt::format("{}/{}", specials_ok, r.result.specials.size()),
+                     fmt::format("{:.2f}", r.ns),
+                     is_glibc || r.glibc_ns <= 0 ? std::string("-") : fmt::format("{:.2f}x", r.ns / r.glibc_ns)});
+  }
+  print_columns(table, {false, false, true, true, true, true, true, true, true});
+  print_hipcc_certification(cert);
+  for (const auto& impl : implementations()) fmt::print("\n{}: {}", impl.name, impl.provenance);
+  fmt::print("\n");
+  fmt::print("'not CR' = results whose encoding differs from the correctly rounded one; 'max ulp' is\n"
+             "the largest error among them (exact, MPFR); 'CR' = every sampled result correctly rounded.\n"
+             "ns/call: host throughput on 2^20 non-saturated inputs, best of {} rounds in which every\n"
+             "implementation of the function runs once; 'vs glibc' = ns/call over glibc's ns/call above.\n"
+             "Exhaustive figures: docs/accuracy.md; cr's proof: docs/libm/cr.md.\n"
+             "Details: samebits score FUNC --impl glibc [--exhaustive]; samebits --help\n",
+             kTimingRounds);
   return kExitOk;
 }
 

@@ -1,13 +1,6 @@
 // samebits score — the accuracy of one float(float) function against the
 // MPFR oracle, over a range, a sample or all 2^32 inputs.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -17,14 +10,20 @@
 
 #include "commands.hpp"
 #include "progress.hpp"
+#include "samebits/cli/json.hpp"
 #include "samebits/libm/fp/bits.hpp"
-#include "samebits/oracle/implementations.hpp"
 #include "samebits/oracle/sweep.hpp"
+#include "samebits/oracle/tensor_io.hpp"
+#include "samebits/registry/implementations.hpp"
+#include "samebits/registry/score.hpp"
 
 namespace samebits::cli {
 namespace {
 
 using namespace samebits::oracle;
+using registry::find_implementation;
+using registry::implementations;
+using registry::Implementation;
 
 struct ScoreArgs {
   std::string func;
@@ -70,35 +69,6 @@ const char* verdict(const Score& s) {
   }
   return "?";
 }
-
-// Memory-maps a file of binary32 results (raw little-endian, one per input).
-class MappedOutputs {
- public:
-  MappedOutputs(const std::string& path, std::uint64_t expected_count) {
-    fd_ = ::open(path.c_str(), O_RDONLY);
-    if (fd_ < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw std::runtime_error(path + ": cannot stat");
-    const std::uint64_t want = expected_count * 4;
-    if (static_cast<std::uint64_t>(st.st_size) != want)
-      throw std::runtime_error(fmt::format("{}: holds {} bytes, but the range has {} inputs ({} bytes of float32)",
-                                           path, st.st_size, expected_count, want));
-    size_ = want;
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (p == MAP_FAILED) throw std::runtime_error(path + ": mmap failed");
-    data_ = static_cast<const float*>(p);
-  }
-  ~MappedOutputs() {
-    if (data_) ::munmap(const_cast<float*>(data_), size_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  const float* data() const { return data_; }
-
- private:
-  int fd_ = -1;
-  std::uint64_t size_ = 0;
-  const float* data_ = nullptr;
-};
 
 void print_list() {
   fmt::print("implementations (PERSONALITY[:VARIANT]):\n");
@@ -179,57 +149,52 @@ int run_score(const ScoreArgs& a) {
     scope = "range " + a.range;
   } else if (a.outputs.empty()) {
     opt.ranges = {EncodingRange{0, 0xffffffffu, a.stride ? a.stride : kDefaultStride}};
-    scope = fmt::format("sample: every {}th encoding", a.stride ? a.stride : kDefaultStride);
+    scope = fmt::format("sample: every {} encoding", ordinal(a.stride ? a.stride : kDefaultStride));
   } else {
     throw std::invalid_argument("--outputs needs --range A:B or --exhaustive (the inputs the file answers)");
   }
   if (a.stride > 1 && (a.exhaustive || !a.range.empty())) {
     for (auto& r : opt.ranges) r.stride = a.stride;
-    scope += fmt::format(", every {}th", a.stride);
-  }
-
-  std::unique_ptr<Subject> subject;
-  std::unique_ptr<MappedOutputs> mapped;
-  std::string label;
-  const Implementation* impl = nullptr;
-  if (!a.impl.empty()) {
-    impl = find_implementation(a.impl);
-    if (!impl) throw std::invalid_argument("unknown implementation '" + a.impl + "' (see samebits score --list)");
-    const FloatFn fn = impl->get(*f);
-    if (!fn) throw std::invalid_argument("implementation '" + a.impl + "' has no " + std::string(name(*f)));
-    subject = std::make_unique<FunctionSubject>(fn);
-    label = impl->name + "  (" + impl->provenance + ")";
-  } else {
-    if (opt.ranges.size() != 1)
-      throw std::invalid_argument("--outputs needs a single encoding range (a value range across 0 is two)");
-    mapped = std::make_unique<MappedOutputs>(a.outputs, opt.ranges[0].size());
-    subject = std::make_unique<BufferSubject>(opt.ranges[0], mapped->data());
-    label = "(outputs from " + a.outputs + ")";
+    scope += ", every " + ordinal(a.stride);
   }
 
   Progress bar(fmt::format("score {}", name(*f)), !a.quiet);
   opt.progress = [&](std::uint64_t d, std::uint64_t t) { bar(d, t); };
-  const SweepResult r = sweep(*f, *subject, opt);
-  bar.finish();
-  // Model variants (hipcc: v_exp_f32 / v_log_f32 one ulp up or down): the same
-  // sweep again for each, so that the report bounds what hardware within its
-  // documented accuracy can give.
-  std::vector<std::pair<std::string, SweepResult>> variants;
-  if (impl && !a.no_variants)
-    for (const ModelVariant& mv : impl->model_variants)
-      if (const FloatFn vf = mv.get(*f)) {
-        FunctionSubject vs(vf);
-        Progress vbar(fmt::format("score {} ({})", name(*f), mv.label), !a.quiet);
-        SweepOptions vopt = opt;
-        vopt.progress = [&](std::uint64_t d, std::uint64_t t) { vbar(d, t); };
-        variants.emplace_back(mv.label, sweep(*f, vs, vopt));
-        vbar.finish();
-      }
+  SweepResult r;
+  std::vector<registry::VariantScore> variants;
+  double max_ulp_over_models = 0.0;
+  std::string label;
+  if (!a.impl.empty()) {
+    const Implementation* impl = find_implementation(a.impl);
+    if (!impl) throw std::invalid_argument("unknown implementation '" + a.impl + "' (see samebits score --list)");
+    // Model variants (hipcc: v_exp_f32 / v_log_f32 one ulp up or down) are
+    // scored after the implementation, each with its own progress line.
+    registry::ScoreOptions so;
+    so.sweep = opt;
+    so.model_variants = !a.no_variants;
+    std::unique_ptr<Progress> vbar;
+    so.sweep.progress = [&](std::uint64_t d, std::uint64_t t) { vbar ? (*vbar)(d, t) : bar(d, t); };
+    so.on_sweep_start = [&](const std::string& variant) {
+      if (!variant.empty()) vbar = std::make_unique<Progress>(fmt::format("score {} ({})", name(*f), variant), !a.quiet);
+    };
+    so.on_sweep_end = [&] { vbar ? vbar->finish() : bar.finish(); };
+    registry::ImplementationScore s = registry::score(*impl, *f, so);
+    max_ulp_over_models = s.max_ulp_over_models();
+    r = std::move(s.result);
+    variants = std::move(s.variants);
+    label = impl->name + "  (" + impl->provenance + ")";
+  } else {
+    if (opt.ranges.size() != 1)
+      throw std::invalid_argument("--outputs needs a single encoding range (a value range across 0 is two)");
+    const RawF32File outputs(a.outputs, opt.ranges[0].size());
+    r = sweep(*f, BufferSubject(opt.ranges[0], outputs.values().data()), opt);
+    bar.finish();
+    label = "(outputs from " + a.outputs + ")";
+  }
   if (a.json) {
-    auto j = to_json(r);
+    auto j = sweep_to_json(r);
     if (!variants.empty()) {
       auto arr = nlohmann::json::array();
-      double worst = r.max_ulp.value_or(0.0);
       for (const auto& [vl, vr] : variants) {
         nlohmann::json e;
         e["model"] = vl;
@@ -237,10 +202,9 @@ int run_score(const ScoreArgs& a) {
         e["wrong_class"] = vr.wrong_class;
         e["max_ulp"] = vr.max_ulp ? nlohmann::json(*vr.max_ulp) : nlohmann::json(nullptr);
         arr.push_back(e);
-        worst = std::max(worst, vr.max_ulp.value_or(0.0));
       }
       j["model_variants"] = arr;
-      j["max_ulp_over_models"] = worst;
+      j["max_ulp_over_models"] = max_ulp_over_models;
     }
     j["implementation"] = a.impl.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.impl);
     j["outputs_file"] = a.outputs.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.outputs);
@@ -249,14 +213,11 @@ int run_score(const ScoreArgs& a) {
   } else {
     print_human(r, label, scope);
     if (!variants.empty()) {
-      double worst = r.max_ulp.value_or(0.0);
       fmt::print("\n  with the modelled instructions perturbed (bounds for hardware within 1 ulp):\n");
-      for (const auto& [vl, vr] : variants) {
+      for (const auto& [vl, vr] : variants)
         fmt::print("    {:<34} not CR {:>13L}   wrong class {:>9L}   max error {:.6f} ulp\n", vl,
                    vr.not_correctly_rounded, vr.wrong_class, vr.max_ulp.value_or(0.0));
-        worst = std::max(worst, vr.max_ulp.value_or(0.0));
-      }
-      fmt::print("    {:<34} {:.6f} ulp\n", "max error over the three models", worst);
+      fmt::print("    {:<34} {:.6f} ulp\n", "max error over the three models", max_ulp_over_models);
     }
   }
   return kExitOk;

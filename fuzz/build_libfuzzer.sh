@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang-22 and sanitizers into OUTDIR
 # (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep (and the controls fuzz_libm_planted,
 # fuzz_libm_planted_nvcc), each linked
-# with the oracle's sources compiled the same way.
+# with the oracle's, the registry's and the CLI's JSON adapter's sources compiled the same way.
 #   bash fuzz/build_libfuzzer.sh [OUTDIR]
 # Run one (docs/reliability.md has the runs recorded so far):
 #   build-fuzz/fuzz_libm -max_total_time=1800 -print_final_stats=1 fuzz/corpus/libm
@@ -13,14 +13,15 @@ out=${1:-build-fuzz}
 mkdir -p "$out/obj"
 cxx=${CXX_FUZZ:-clang++-22}
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -I libm/include -I oracle/include -I tests/libm/nvcc
+       -fno-sanitize-recover=undefined -I libm/include -I oracle/include -I registry/include -I cli/include
+       -I tests/libm/nvcc
        -DSAMEBITS_GOLDEN_DIR="\"$(realpath "$out")\"")
 # fuzz_libm checks the nvcc host path against the golden vectors from the H200.
 for v in default ftz; do
   python3 tests/data/nvcc/unxz.py "tests/data/nvcc/nvcc_golden_$v.bin.xz" "$out/nvcc_golden_$v.bin"
 done
 objs=()
-for src in oracle/src/*.cpp libm/src/*.cpp; do  # libm/src: the MUFU models (nvcc host path)
+for src in oracle/src/*.cpp libm/src/*.cpp registry/src/*.cpp cli/json.cpp; do  # libm/src: the MUFU models (nvcc host path)
   o="$out/obj/$(basename "${src%.cpp}").o"
   "$cxx" "${flags[@]}" -c "$src" -o "$o" &
   objs+=("$o")

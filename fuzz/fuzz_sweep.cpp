@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "samebits/oracle/implementations.hpp"
+#include "samebits/cli/json.hpp"
 #include "samebits/oracle/sweep.hpp"
+#include "samebits/registry/implementations.hpp"
 
 namespace {
 
 using namespace samebits::oracle;
+using samebits::registry::find_implementation;
 
 nlohmann::json run(Func f, const EncodingRange& r, unsigned threads, bool filter) {
   SweepOptions opt;
@@ -20,7 +22,7 @@ nlohmann::json run(Func f, const EncodingRange& r, unsigned threads, bool filter
   opt.use_filter = filter;
   opt.special_table = false;
   FunctionSubject subject(find_implementation("glibc")->get(f));
-  auto j = to_json(sweep(f, subject, opt));
+  auto j = samebits::cli::sweep_to_json(sweep(f, subject, opt));
   j.erase("seconds");
   j.erase("threads");
   return j;

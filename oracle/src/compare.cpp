@@ -12,8 +12,6 @@
 #include <ostream>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "samebits/libm/fp/bits.hpp"
 
 namespace samebits::oracle {
@@ -448,30 +446,6 @@ std::vector<std::vector<std::string>> histogram_rows(const MismatchHistogram& h)
   return rows;
 }
 
-nlohmann::ordered_json error_json(const std::optional<double>& v) {
-  if (!v) return nullptr;
-  if (std::isinf(*v)) return "inf";  // JSON has no infinity
-  return *v;
-}
-
-nlohmann::ordered_json histogram_json(const MismatchHistogram& h) {
-  nlohmann::ordered_json bins = nlohmann::ordered_json::array();
-  for (int k = 0; k < MismatchHistogram::kBins; ++k)
-    if (h.ulp[k])
-      bins.push_back({{"min", MismatchHistogram::bin_min(k)},
-                      {"max", MismatchHistogram::bin_max(k)},
-                      {"count", h.ulp[k]}});
-  return {{"sign_of_zero", h.sign_of_zero},
-          {"nan_payload", h.nan_payload},
-          {"class", h.value_class},
-          {"ulp", bins}};
-}
-
-nlohmann::ordered_json name_json(const std::string& name) {
-  if (name.empty()) return nullptr;
-  return name;
-}
-
 }  // namespace
 
 void print_report(std::ostream& out, const CompareReport& r) {
@@ -543,61 +517,6 @@ void print_report(std::ostream& out, const CompareReport& r) {
         << r.tensors_with_mismatches << " of " << count_of(r.tensors.size(), "tensor", "tensors")
         << " with mismatches\n";
   }
-}
-
-nlohmann::ordered_json report_to_json(const CompareReport& r) {
-  using json = nlohmann::ordered_json;
-  json tensors = json::array();
-  for (const auto& t : r.tensors) {
-    tensors.push_back({{"name", name_json(t.name)},
-                       {"dtype", dtype_name(t.dtype)},
-                       {"shape", t.shape},
-                       {"expected_dtype", t.expected_dtype},
-                       {"actual_dtype", t.actual_dtype},
-                       {"notes", t.notes},
-                       {"elements", t.elements},
-                       {"mismatches", t.mismatches},
-                       {"max_abs_error", error_json(t.max_abs_error)},
-                       {"max_rel_error", error_json(t.max_rel_error)},
-                       {"histogram", histogram_json(t.histogram)}});
-  }
-  json mismatches = json::array();
-  for (const auto& m : r.first_mismatches) {
-    mismatches.push_back(
-        {{"tensor", name_json(m.tensor)},
-         {"index", m.index},
-         {"flat_index", m.flat_index},
-         {"expected", {{"value", m.expected.decimal}, {"bits", m.expected.hex}}},
-         {"actual", {{"value", m.actual.decimal}, {"bits", m.actual.hex}}},
-         {"kind", kind_key(m.kind)},
-         {"ulp_distance", m.kind == MismatchKind::ulp ? json(m.ulp_distance) : json(nullptr)}});
-  }
-  return {{"schema", "samebits-compare/1"},
-          {"expected", r.expected_path},
-          {"actual", r.actual_path},
-          {"format", format_name(r.format)},
-          {"nan_policy", nan_policy_name(r.nan_policy)},
-          {"max_report", r.max_report},
-          {"identical", r.identical()},
-          {"exit_status", r.exit_status()},
-          {"tensors", tensors},
-          {"first_mismatches", mismatches},
-          {"mismatches_not_shown", r.total_mismatches - r.first_mismatches.size()},
-          {"totals",
-           {{"tensors", r.tensors.size()},
-            {"tensors_with_mismatches", r.tensors_with_mismatches},
-            {"elements", r.total_elements},
-            {"mismatches", r.total_mismatches},
-            {"max_abs_error", error_json(r.max_abs_error)},
-            {"max_rel_error", error_json(r.max_rel_error)},
-            {"histogram", histogram_json(r.histogram)}}}};
-}
-
-nlohmann::ordered_json error_to_json(const std::string& file, const std::string& reason) {
-  return {{"error", file.empty() ? reason : file + ": " + reason},
-          {"file", file},
-          {"reason", reason},
-          {"exit_status", 2}};
 }
 
 }  // namespace samebits::oracle

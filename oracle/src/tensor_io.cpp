@@ -2,10 +2,12 @@
 #include "samebits/oracle/tensor_io.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -361,6 +363,34 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path, const ReadOpt
   do n = ::read(fd, &extra, 1); while (n < 0 && errno == EINTR);
   if (n > 0) throw TensorError(path, "file grew while being read");
   return bytes;
+}
+
+RawF32File::RawF32File(const std::string& path, std::uint64_t count) : path_(path), count_(count) {
+  // The mapped bytes are used as floats as they lie.
+  static_assert(std::endian::native == std::endian::little, "raw float32 files are read on a little-endian host");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw TensorError(path, std::string("cannot open: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw TensorError(path, std::string("cannot stat: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw TensorError(path, "cannot read: is a directory");
+  if (!S_ISREG(st.st_mode)) throw TensorError(path, "cannot read: not a regular file");
+  const std::uint64_t want = count * 4;
+  if (count == 0 || count > (std::uint64_t{1} << 32))
+    throw TensorError(path, "cannot read " + std::to_string(count) + " float32 results (1 to 2^32)");
+  if (static_cast<std::uint64_t>(st.st_size) != want)
+    throw TensorError(path, "holds " + std::to_string(st.st_size) + " bytes, but the range has " +
+                                std::to_string(count) + " inputs (" + std::to_string(want) + " bytes of float32)");
+  void* p = ::mmap(nullptr, static_cast<std::size_t>(want), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) throw TensorError(path, std::string("cannot map: ") + std::strerror(errno));
+  data_ = static_cast<const float*>(p);
+}
+
+RawF32File::~RawF32File() {
+  if (data_) ::munmap(const_cast<float*>(data_), static_cast<std::size_t>(count_ * 4));
 }
 
 TensorFormat detect_format(std::span<const std::uint8_t> bytes, const std::string& path) {

@@ -27,6 +27,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "samebits/cli/json.hpp"
 #include "samebits/oracle/compare.hpp"
 #include "samebits/oracle/tensor_io.hpp"
 
@@ -483,7 +484,7 @@ TEST_CASE("ulp histogram bins are 1, 2, 3-4, 5-8, ...", "[compare][histogram]") 
   CHECK(r.histogram.ulp[3] == 2);
   CHECK(r.histogram.ulp[4] == 1);
   CHECK(r.histogram.total() == 7);
-  auto j = so::report_to_json(r);
+  auto j = samebits::cli::compare_report_to_json(r);
   auto bins = j["totals"]["histogram"]["ulp"];
   REQUIRE(bins.size() == 5);
   CHECK(bins[2] == nlohmann::ordered_json({{"min", 3}, {"max", 4}, {"count", 2}}));
@@ -502,7 +503,7 @@ TEST_CASE("ulp histogram bins are 1, 2, 3-4, 5-8, ...", "[compare][histogram]") 
   CHECK(w.histogram.ulp[64] == 1);
   REQUIRE(w.max_abs_error.has_value());
   CHECK(std::isinf(*w.max_abs_error));
-  CHECK(so::report_to_json(w)["totals"]["max_abs_error"] == "inf");
+  CHECK(samebits::cli::compare_report_to_json(w)["totals"]["max_abs_error"] == "inf");
 }
 
 TEST_CASE("max abs and rel errors are over finite, unequal pairs", "[compare][errors-stats]") {
@@ -518,11 +519,11 @@ TEST_CASE("max abs and rel errors are over finite, unequal pairs", "[compare][er
   CHECK(n.total_mismatches == 2);
   CHECK_FALSE(n.max_abs_error.has_value());
   CHECK_FALSE(n.max_rel_error.has_value());
-  CHECK(so::report_to_json(n)["totals"]["max_rel_error"].is_null());
+  CHECK(samebits::cli::compare_report_to_json(n)["totals"]["max_rel_error"].is_null());
   // Relative to an expected zero: infinite.
   auto z = compare_bits(so::DType::f32, {0}, {1});
   CHECK(std::isinf(z.max_rel_error.value()));
-  CHECK(so::report_to_json(z)["totals"]["max_rel_error"] == "inf");
+  CHECK(samebits::cli::compare_report_to_json(z)["totals"]["max_rel_error"] == "inf");
 }
 
 TEST_CASE("--max-report bounds the listed mismatches, in order", "[compare][report]") {
@@ -538,7 +539,7 @@ TEST_CASE("--max-report bounds the listed mismatches, in order", "[compare][repo
   CHECK(r.first_mismatches[0].index == Shape{0, 0, 0});
   CHECK(r.first_mismatches[1].index == Shape{0, 0, 2});
   CHECK(r.first_mismatches[2].index == Shape{0, 1, 0});
-  CHECK(so::report_to_json(r)["mismatches_not_shown"] == 9);
+  CHECK(samebits::cli::compare_report_to_json(r)["mismatches_not_shown"] == 9);
   o.max_report = 0;
   r = so::compare_tensor_files(ef, af, o);
   CHECK(r.first_mismatches.empty());
@@ -1071,7 +1072,7 @@ TEST_CASE("messages escape control characters from files", "[compare][errors]") 
 
 TEST_CASE("JSON report carries every field", "[compare][json]") {
   auto r = compare("model.safetensors", "model_planted_all.safetensors");
-  json j = so::report_to_json(r);
+  json j = samebits::cli::compare_report_to_json(r);
   for (const char* k : {"schema", "expected", "actual", "format", "nan_policy", "max_report",
                         "identical", "exit_status", "tensors", "first_mismatches",
                         "mismatches_not_shown", "totals"})
@@ -1092,8 +1093,32 @@ TEST_CASE("JSON report carries every field", "[compare][json]") {
   CHECK(j["totals"]["elements"] == 32);
   CHECK(j["totals"]["mismatches"] == 6);
   // npy: the tensor has no name.
-  json n = so::report_to_json(compare("f32.npy", "f32.npy"));
+  json n = samebits::cli::compare_report_to_json(compare("f32.npy", "f32.npy"));
   CHECK(n["tensors"][0]["name"].is_null());
   CHECK(n["format"] == "npy");
   CHECK(n["totals"]["histogram"]["ulp"].empty());
+}
+
+TEST_CASE("raw float32 results: read bit for bit; a wrong size or a missing file is named", "[tensor_io][raw]") {
+  // -0, a NaN with a payload, a subnormal, 1.0: the values come back as encodings.
+  const std::uint32_t enc[] = {0x80000000u, 0x7fa00001u, 0x00000001u, 0x3f800000u};
+  Bytes b(sizeof enc);
+  std::memcpy(b.data(), enc, sizeof enc);
+  const std::string path = write_scratch("results.f32", b);
+  {
+    const so::RawF32File f(path, 4);
+    REQUIRE(f.values().size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) CHECK(std::bit_cast<std::uint32_t>(f.values()[i]) == enc[i]);
+  }
+  for (std::uint64_t wrong : {3u, 5u}) {
+    try {
+      so::RawF32File f(path, wrong);
+      FAIL("a file of 4 results read as " << wrong);
+    } catch (const so::TensorError& e) {
+      CHECK(e.file() == path);
+      CHECK(e.reason().find("holds 16 bytes") != std::string::npos);
+    }
+  }
+  CHECK_THROWS_WITH(so::RawF32File(path + ".missing", 4), Catch::Contains("cannot open"));
+  CHECK_THROWS_WITH(so::RawF32File(scratch().string(), 4), Catch::Contains("is a directory"));
 }

@@ -6,10 +6,12 @@
 
 #include <iostream>
 
-#include "samebits/oracle/implementations.hpp"
+#include "samebits/cli/json.hpp"
 #include "samebits/oracle/sweep.hpp"
+#include "samebits/registry/implementations.hpp"
 
 using namespace samebits::oracle;
+using samebits::registry::find_implementation;
 
 namespace {
 
@@ -18,7 +20,7 @@ SweepResult all_inputs(const char* impl, Func f) {
   REQUIRE(i);
   FunctionSubject s(i->get(f));
   const SweepResult r = sweep(f, s, SweepOptions{});
-  std::cout << impl << " " << to_json(r).dump() << std::endl;
+  std::cout << impl << " " << samebits::cli::sweep_to_json(r).dump() << std::endl;
   return r;
 }
 

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "samebits/libm/fp/bits.hpp"
-#include "samebits/oracle/implementations.hpp"
 #include "samebits/oracle/reference.hpp"
 #include "samebits/oracle/sweep.hpp"
+#include "samebits/registry/implementations.hpp"
 
 using namespace samebits;
 using namespace samebits::oracle;
+using samebits::registry::find_implementation;
 
 namespace {
 

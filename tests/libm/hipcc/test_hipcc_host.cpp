@@ -16,7 +16,7 @@
 #include <cstdio>
 
 #include "samebits/libm.hpp"
-#include "samebits/oracle/implementations.hpp"
+#include "samebits/registry/implementations.hpp"
 
 namespace {
 
@@ -97,7 +97,7 @@ TEST_CASE("hipcc: these flags give the bits of the project's build (oracle libra
       {"hipcc:triton", Func::log, samebits::hipcc::triton::logf},
   };
   for (const Case& c : cases) {
-    const auto* impl = samebits::oracle::find_implementation(c.impl);
+    const auto* impl = samebits::registry::find_implementation(c.impl);
     REQUIRE(impl != nullptr);
     const auto lib = impl->get(c.f);
     REQUIRE(lib != nullptr);

@@ -3,7 +3,8 @@
 // Two elements match when their encodings are equal: +0 and -0 differ, and
 // (under NanPolicy::bits) so do NaNs with different payloads. Everything the
 // `samebits compare` command prints comes from a CompareReport, either as a
-// table (print_report) or as one JSON document (report_to_json).
+// table (print_report) or, through the CLI's JSON adapter (samebits/cli/json.hpp), as one
+// JSON document.
 #pragma once
 
 #include <array>
@@ -13,8 +14,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "samebits/oracle/tensor_io.hpp"
 
@@ -119,13 +118,6 @@ CompareReport compare_files(const std::string& expected_path, const std::string&
 
 // The human-readable report.
 void print_report(std::ostream& out, const CompareReport& report);
-
-// The report as one JSON document; docs/compare.md describes the schema.
-// ordered_json so that keys print in a reading order (schema first).
-nlohmann::ordered_json report_to_json(const CompareReport& report);
-
-// {"error": "<file>: <reason>", "file": ..., "reason": ..., "exit_status": 2}
-nlohmann::ordered_json error_to_json(const std::string& file, const std::string& reason);
 
 // Decimal and hex renderings of one element (exposed for tests).
 ElementValue describe_element(DType t, std::uint64_t bits);

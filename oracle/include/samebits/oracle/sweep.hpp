@@ -15,8 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "samebits/oracle/functions.hpp"
 #include "samebits/oracle/ulp.hpp"
 
@@ -118,7 +116,5 @@ Score score_one(Func f, float x, float r, bool use_filter, bool exact_ulp = true
 float reference_value(Func f, float x, bool use_filter);
 
 SweepResult sweep(Func f, const Subject& subject, const SweepOptions& options);
-
-nlohmann::json to_json(const SweepResult& r);
 
 }  // namespace samebits::oracle

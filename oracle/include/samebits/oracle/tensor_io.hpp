@@ -1,4 +1,5 @@
-// samebits/oracle/tensor_io.hpp — strict readers for .npy and .safetensors.
+// samebits/oracle/tensor_io.hpp — strict readers for .npy and .safetensors,
+// and for raw binary32 result files (RawF32File).
 //
 // A reader either returns tensors whose bytes exactly cover what the header
 // promises, or throws TensorError naming the file and the problem. Files are
@@ -95,6 +96,27 @@ TensorFile parse_safetensors(std::shared_ptr<std::vector<std::uint8_t>> bytes,
 
 // read_file_bytes + detect_format + parse_*.
 TensorFile read_tensor_file(const std::string& path, const ReadOptions& opts = {});
+
+// Results computed elsewhere (a GPU): a raw file of little-endian binary32
+// values, one per input, nothing else, which must hold exactly `count` of
+// them. Memory-mapped read-only, not read: all 2^32 results are 16 GiB.
+// Throws TensorError naming the file (cannot open, not a regular file, a size
+// that is not count * 4 bytes).
+class RawF32File {
+ public:
+  RawF32File(const std::string& path, std::uint64_t count);
+  ~RawF32File();
+  RawF32File(const RawF32File&) = delete;
+  RawF32File& operator=(const RawF32File&) = delete;
+
+  const std::string& path() const noexcept { return path_; }
+  std::span<const float> values() const noexcept { return {data_, static_cast<std::size_t>(count_)}; }
+
+ private:
+  std::string path_;
+  std::uint64_t count_ = 0;
+  const float* data_ = nullptr;
+};
 
 // The npy header dictionary, parsed. Exposed for tests of the strict parser.
 struct NpyHeader {
