@@ -45,10 +45,14 @@ step varlen 60 "$bin" --no-refusals --filter none --varlen --out "$out/varlen"
 step large 200 "$bin" --large-only --out "$out/large"
 if command -v compute-sanitizer > /dev/null; then
   san=(--error-exitcode 3)
-  step memcheck_small 45 compute-sanitizer --tool memcheck "${san[@]}" "$bin" --quick --filter "$small"
-  step memcheck_larger 60 compute-sanitizer --tool memcheck "${san[@]}" "$bin" --quick --filter "$larger_mem"
-  step racecheck_small 45 compute-sanitizer --tool racecheck "${san[@]}" "$bin" --quick --no-refusals --filter "$small"
-  step racecheck_larger 75 compute-sanitizer --tool racecheck "${san[@]}" "$bin" --quick --no-refusals --filter "$larger_race"
+  mkdir -p "$out/sanitizer"
+  so=(--out "$out/sanitizer")  # its JSON lines apart from the quick grid's
+  step memcheck_small 45 compute-sanitizer --tool memcheck "${san[@]}" "$bin" --quick "${so[@]}" --filter "$small"
+  step memcheck_larger 60 compute-sanitizer --tool memcheck "${san[@]}" "$bin" --quick "${so[@]}" --filter "$larger_mem"
+  step racecheck_small 45 compute-sanitizer --tool racecheck "${san[@]}" "$bin" --quick "${so[@]}" --no-refusals \
+    --filter "$small"
+  step racecheck_larger 75 compute-sanitizer --tool racecheck "${san[@]}" "$bin" --quick "${so[@]}" --no-refusals \
+    --filter "$larger_race"
 else
   echo "compute-sanitizer not found" | tee -a "$out/steps.txt"
   status=1
