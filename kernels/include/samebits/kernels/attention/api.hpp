@@ -1,0 +1,50 @@
+// samebits/kernels/attention/api.hpp — the CUDA attention kernels' host API
+// (docs/kernels/attention.md, policy fma-chain/1): forward and backward over
+// packed variable-length sequences. Every argument is checked on the host
+// before anything is launched: a call that returns an error launched nothing.
+// Launches are asynchronous on `stream` (a cudaStream_t, or null for the
+// default stream); a launch failure is reported as cuda_error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "samebits/kernels/attention/contract.hpp"
+#include "samebits/kernels/attention/params.hpp"
+
+namespace samebits::kernels::attention {
+
+// Codes are part of the C ABI to come: never renumber.
+enum class StatusCode : std::int32_t { ok = 0, invalid_argument = 1, unsupported = 2, cuda_error = 3 };
+
+struct Status {
+  StatusCode code = StatusCode::ok;
+  std::string message;
+  bool ok() const { return code == StatusCode::ok; }
+};
+
+// Host copies of the device cu_seqlens arrays (num_seqs + 1 entries each):
+// the checks (monotone, starting at 0, consistent with the totals and the
+// max_seqlen bounds) run on these, never on device memory.
+struct HostSeqlens {
+  const std::int32_t* cu_q = nullptr;
+  const std::int32_t* cu_k = nullptr;
+};
+
+Status forward(const ForwardParams& p, HostSeqlens host, void* stream = nullptr);
+
+// Needs p.delta [total_q * hq] and p.accum_k, p.accum_v [total_k * hq * d]
+// floats each (backward_workspace_floats). Writes delta, the per-head
+// accumulators (what a context-parallel part hands on), dq, dk, dv.
+Status backward(const BackwardParams& p, HostSeqlens host, void* stream = nullptr);
+
+struct WorkspaceFloats {
+  std::int64_t delta = 0;
+  std::int64_t accum = 0;  // each of accum_k and accum_v
+};
+WorkspaceFloats backward_workspace_floats(std::int64_t total_q, std::int64_t total_k, int hq, int d);
+
+// "samebits-attention/1 policy=fma-chain/1 B=64 libm=..." (contract.hpp).
+inline std::string fingerprint(Libm libm) { return fingerprint(Policy::fma_chain, libm); }
+
+}  // namespace samebits::kernels::attention

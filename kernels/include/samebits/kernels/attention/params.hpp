@@ -1,0 +1,86 @@
+// samebits/kernels/attention/params.hpp — the arguments of one attention
+// launch (docs/kernels/attention.md), shared by the host API (api.hpp) and the
+// CUDA kernels (kernels/src/cuda/). Plain data: device pointers, element
+// strides, sizes and codes; no CUDA type, so host code includes it freely.
+//
+// Layouts (§2): q, o, dO, dq [total_q rows, hq, D]; k, v, dk, dv [total_k rows,
+// hkv, D]; the last dimension is contiguous, the row and head strides are given
+// in elements. lse and delta are contiguous fp32 [total_q, hq]. Sequences are
+// packed as in FlashAttention's varlen API: cu_seqlens_* are device int32
+// arrays of num_seqs + 1 entries.
+#pragma once
+
+#include <cstdint>
+
+#include "samebits/kernels/attention/contract.hpp"
+#include "samebits/kernels/dtype.hpp"
+
+namespace samebits::kernels::attention {
+
+// Row and head strides of one [rows, heads, D] tensor, in elements.
+struct Strides {
+  std::int64_t row = 0;
+  std::int64_t head = 0;
+};
+
+// What the kernels of both directions share.
+struct ProblemParams {
+  const std::int32_t* cu_seqlens_q = nullptr;  // device, num_seqs + 1
+  const std::int32_t* cu_seqlens_k = nullptr;  // device, num_seqs + 1
+  int num_seqs = 0;
+  int max_seqlen_q = 0;  // upper bounds of Lq and Lk over the sequences (grid size)
+  int max_seqlen_k = 0;
+  std::int64_t total_q = 0;  // cu_seqlens_q[num_seqs]
+  std::int64_t total_k = 0;  // cu_seqlens_k[num_seqs]
+  int hq = 0, hkv = 0, d = 0;
+  bool causal = false;
+  float scale = 0.0f;  // binary32; default_scale(d) unless the caller chooses
+  DType in_dtype = DType::bf16;  // q, k, v (and dO, o in the backward)
+  Libm libm = Libm::nvcc;
+  // Query rows per block of the forward and dq kernels: 0 lets the launcher
+  // choose (128 when that still makes two blocks per multiprocessor, else 64),
+  // 64 or 128 forces one. Any tiling gives the same bits (the contract fixes
+  // every operation); the device check runs both to show it.
+  int tile_rows = 0;
+};
+
+struct ForwardParams : ProblemParams {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;  // [total_q, hq], natural log
+  Strides q_stride, k_stride, v_stride, o_stride;
+  DType o_dtype = DType::bf16;  // the input dtype, or f32 on request
+};
+
+struct BackwardParams : ProblemParams {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const void* o = nullptr;     // the forward's o as stored, dtype o_dtype
+  const void* dout = nullptr;  // dtype in_dtype
+  const float* lse = nullptr;  // [total_q, hq]
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
+  Strides q_stride, k_stride, v_stride, o_stride, dout_stride, dq_stride, dk_stride, dv_stride;
+  DType o_dtype = DType::bf16;
+  DType grad_dtype = DType::bf16;  // dq, dk, dv: the input dtype, or f32 on request
+
+  // Workspaces (device, fp32, contiguous; backward_workspace_floats() says the
+  // sizes): delta [total_q, hq]; the per-head dK/dV accumulators
+  // [total_k, hq, D] each, written by the dK/dV kernel and folded over each
+  // kv group's heads into dk/dv.
+  float* delta = nullptr;
+  float* accum_k = nullptr;
+  float* accum_v = nullptr;
+  // Context-parallel hand-over (§5, §8): when given, the accumulators start
+  // from these [total_k, hq, D] values instead of +0 (they may equal
+  // accum_k/accum_v: each element is read once, then written by the same
+  // thread). A part that hands on reads accum_k/accum_v after the call.
+  const float* accum_k_in = nullptr;
+  const float* accum_v_in = nullptr;
+};
+
+}  // namespace samebits::kernels::attention

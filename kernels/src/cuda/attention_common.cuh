@@ -1,0 +1,166 @@
+// kernels/src/cuda/attention_common.cuh — what the attention kernels share:
+// the tile configuration, the libm policies as device functors, the sequence
+// a block works on, membership (§1) and the tile loads.
+#pragma once
+
+#include <cstdint>
+
+#include "samebits/kernels/attention/contract.hpp"
+#include "samebits/kernels/attention/params.hpp"
+#include "samebits/kernels/dtype.hpp"
+#include "samebits/libm/arch/ieee.hpp"
+#include "samebits/libm/cr.hpp"
+#include "samebits/libm/nvcc.hpp"
+#include "ptx_ops.cuh"
+
+namespace samebits::kernels::attention::cuda {
+
+using arch::add_rn;
+using arch::div_rn;
+using arch::fma_rn;
+using arch::mul_rn;
+using arch::sub_rn;
+
+// ---- libm policies (§7): the very functions the CPU reference calls --------
+struct NvccExpLog {
+  static constexpr Libm kLibm = Libm::nvcc;
+  SAMEBITS_DEVICE_FUNC static float exp(float x) { return samebits::nvcc::expf(x); }
+  SAMEBITS_DEVICE_FUNC static float log(float x) { return samebits::nvcc::logf(x); }
+};
+struct CrExpLog {
+  static constexpr Libm kLibm = Libm::cr;
+  SAMEBITS_DEVICE_FUNC static float exp(float x) { return samebits::cr::expf(x); }
+  SAMEBITS_DEVICE_FUNC static float log(float x) { return samebits::cr::logf(x); }
+};
+
+// ---- tiles -----------------------------------------------------------------
+// Every kernel: 256 threads as a 16 x 16 grid (ty = tid / 16, tx = tid % 16).
+// A block holds a tile of 16 * RM query rows (each thread RM rows, interleaved:
+// ty + 16 r, so that the two half warps read adjacent rows, in different
+// banks) — RM = 4 or 8 — or, in the dK/dV kernel, a tile of 64 keys (4
+// consecutive keys a thread: ty * 4 + r).
+// Key tiles are the contract's blocks: B = 64 keys counted from the
+// sequence's key 0, each thread 4 keys of a block's scores (tx + 16 c).
+inline constexpr int kThreads = 256;
+inline constexpr int kTileRows = 64;  // query rows per tile of the dK/dV kernel
+inline constexpr int kTileKeys = kBlock;
+inline constexpr int kKeysPerThread = 4;   // tx + 16 * c, c = 0..3
+static_assert(kTileKeys == 64, "the key tile is the contract's block (B = 64)");
+static_assert(kThreads == 16 * 16 && kTileKeys == 16 * kKeysPerThread && kTileRows == 16 * 4,
+              "tile = 16 x 16 threads of RM x 4 scores");
+template <int RM>
+inline constexpr bool kValidRowsPerThread = RM == 4 || RM == 8;
+
+template <int D>
+struct TileConfig {
+  static_assert(D == 64 || D == 128, "D in {64, 128} (§2)");
+  static constexpr int kLd = D + 4;          // shared row stride: float4 aligned, conflict-free float4 rows
+  static constexpr int kColsPerThread = D / 16;  // output columns col_of(tx, 0 .. kCols - 1)
+  static_assert(kColsPerThread % 4 == 0, "output columns read as float4");
+  static constexpr int kLdScores = kTileKeys + 4;  // [row][key] scores in shared memory
+};
+
+// Output column j (0 .. D/16 - 1) of thread column tx: groups of 4 columns,
+// group j/4 at 64 * (j/4) + 4 * tx, so that a warp's float4 reads of one
+// shared row are contiguous (2 wavefronts, not 4).
+SAMEBITS_DEVICE_FUNC constexpr int col_of(int tx, int j) { return (j / 4) * 64 + tx * 4 + j % 4; }
+
+// The sequence of block (blockIdx.z) and its extents.
+struct Sequence {
+  std::int64_t q0, k0;  // first query row and first key row in the packed tensors
+  int lq, lk;
+};
+SAMEBITS_DEVICE_FUNC Sequence sequence_of(const ProblemParams& p, int s) {
+  Sequence q;
+  const int a = p.cu_seqlens_q[s], b = p.cu_seqlens_q[s + 1];
+  const int c = p.cu_seqlens_k[s], d = p.cu_seqlens_k[s + 1];
+  q.q0 = a;
+  q.k0 = c;
+  q.lq = b - a;
+  q.lk = d - c;
+  return q;
+}
+
+// List length of query row i of the sequence (0 for rows outside it): its
+// members are keys 0 .. n-1 (§1, bottom-right causal alignment).
+SAMEBITS_DEVICE_FUNC int list_length(const Sequence& s, int i, bool causal) {
+  return i < s.lq ? dense_list_length(i, s.lq, s.lk, causal) : 0;
+}
+
+// rows [row0, row0 + kRows) of a [rows, heads, D] tensor at head h, widened
+// to binary32 (exactly: load_as_f32's conversions) into shared memory
+// [kRows][kLd]; rows at or past `valid` read as +0 (no load: they may lie past
+// the tensor's end). 16-byte loads when the tensor's base and strides allow
+// (the same on every thread of the block), element loads otherwise.
+template <int D, DType T, int kRows = 64>
+SAMEBITS_DEVICE_FUNC void load_tile(float* dst, const void* base, Strides st, std::int64_t row0, int valid, int h) {
+  constexpr int kLd = TileConfig<D>::kLd;
+  constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
+  const bool vector = reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && st.row % kVec == 0 && st.head % kVec == 0;
+  if (vector) {
+    for (int e = threadIdx.x; e < kRows * kChunks; e += kThreads) {
+      const int r = e / kChunks, c = (e % kChunks) * kVec;
+      float x[kVec];
+      if (r < valid) {
+        const std::int64_t i = (row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c;
+        const uint4 u = __ldg(reinterpret_cast<const uint4*>(static_cast<const char*>(base) + i * kEs));
+        const unsigned w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          if constexpr (T == DType::f32) {
+            x[k] = __uint_as_float(w[k]);
+          } else {
+            const auto lo = static_cast<std::uint16_t>(w[k] & 0xffffu), hi = static_cast<std::uint16_t>(w[k] >> 16);
+            x[2 * k] = T == DType::bf16 ? bf16_to_f32(lo) : f16_to_f32(lo);
+            x[2 * k + 1] = T == DType::bf16 ? bf16_to_f32(hi) : f16_to_f32(hi);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) x[k] = 0.0f;
+      }
+#pragma unroll
+      for (int k = 0; k < kVec; k += 4)
+        *reinterpret_cast<float4*>(dst + r * kLd + c + k) = make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+    }
+    return;
+  }
+  for (int e = threadIdx.x; e < kRows * D; e += kThreads) {
+    const int r = e / D, c = e % D;
+    float x = 0.0f;
+    if (r < valid) x = load_as_f32(base, T, (row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c);
+    dst[r * kLd + c] = x;
+  }
+}
+
+SAMEBITS_DEVICE_FUNC float4 ld4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+
+SAMEBITS_DEVICE_FUNC float comp(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+
+// s[r][c] = dot(a_r, b_c) for the thread's RM rows of `a` (ty + 16 r when
+// Interleaved, else ty * RM + r) and 4 rows of `b` (tx + 16 c): each one chain
+// from +0 over d = 0..D-1 (§4.1).
+template <int D, bool Interleaved, int RM>
+SAMEBITS_DEVICE_FUNC void tile_dots(const float* a, const float* b, int ty, int tx, float (&s)[RM][4]) {
+  constexpr int kLd = TileConfig<D>::kLd;
+#pragma unroll
+  for (int r = 0; r < RM; ++r)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) s[r][c] = 0.0f;
+#pragma unroll 2
+  for (int d = 0; d < D; d += 4) {
+    float4 av[RM], bv[4];
+#pragma unroll
+    for (int r = 0; r < RM; ++r) av[r] = ld4(a + (Interleaved ? ty + 16 * r : ty * RM + r) * kLd + d);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) bv[c] = ld4(b + (tx + 16 * c) * kLd + d);
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int r = 0; r < RM; ++r)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) s[r][c] = fma_rn(comp(av[r], i), comp(bv[c], i), s[r][c]);
+  }
+}
+
+}  // namespace samebits::kernels::attention::cuda

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Checks the attention kernels' compiled code (run by build.sh, from the
+# repository root): no spills or stack frames (ptxas report), and in the PTX
+# no .ftz, no div.approx / div.full, no floating-point atomics, and ex2 / lg2
+# only inside the libm's sequences (samebits::nvcc's expf/logf use
+# ex2.approx.ftz / lg2.approx.ftz by design: they are what CUDA 13 emits). The
+# last is checked per entry function: the instantiations with the cr libm must
+# have no ex2/lg2 at all, and .ftz may appear only on ex2/lg2 lines of the
+# nvcc instantiations. Negative controls: planted PTX with each violation
+# must be refused.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+B=build-device
+fail=0
+checker=$(cat <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+bad = 0
+entries = re.split(r'(?=^\.visible \.entry )', text, flags=re.M)
+for e in entries[1:]:
+    name = re.match(r'\.visible \.entry (\S+)\(', e).group(1)
+    is_cr = 'CrExpLog' in name
+    for ln in e.splitlines():
+        s = ln.strip()
+        if re.search(r'\bdiv\.(approx|full)\b', s):
+            print('FAIL', name, 'has', s); bad += 1
+        if re.search(r'\b(ex2|lg2)\.', s):
+            if is_cr:
+                print('FAIL', name, '(cr libm) has', s); bad += 1
+        elif '.ftz' in s:
+            print('FAIL', name, 'has', s); bad += 1
+    if re.search(r'\b(atom|red)(\.[a-z]+)*\.(add\.)?f(16|32|64)\b', e) or re.search(r'\b(atom|red)\.[a-z.]*add\.f', e):
+        print('FAIL', name, 'has a floating-point atomic'); bad += 1
+print(sys.argv[1], 'entries', len(entries) - 1, 'violations', bad)
+sys.exit(1 if bad else 0)
+PY
+)
+for unit in attention_launch_fwd attention_launch_bwd; do
+  ptx=$(ls "$B/keep/$unit/"*.ptx 2>/dev/null | head -1 || true)
+  [ -n "$ptx" ] || { echo "FAIL: no PTX kept for $unit (build.sh -keep)"; fail=1; continue; }
+  python3 -c "$checker" "$ptx" || fail=1
+done
+# Negative controls: each planted line must make the checker fail.
+planted_dir=$(mktemp -d)
+i=0
+while IFS='|' read -r entry line; do
+  i=$((i + 1))
+  printf '.visible .entry %s(\n)\n{\n\t%s\n}\n' "$entry" "$line" > "$planted_dir/p$i.ptx"
+  if python3 -c "$checker" "$planted_dir/p$i.ptx" > /dev/null; then
+    echo "FAIL: negative control not caught: $entry: $line"; fail=1
+  fi
+done <<'EOF_PLANTED'
+_Z4kNvccExpLog|div.approx.f32 %f1, %f2, %f3;
+_Z4kNvccExpLog|div.full.f32 %f1, %f2, %f3;
+_Z4kNvccExpLog|fma.rn.ftz.f32 %f1, %f2, %f3, %f4;
+_Z4kCrExpLog|ex2.approx.ftz.f32 %f1, %f2;
+_Z4kCrExpLog|lg2.approx.f32 %f1, %f2;
+_Z4kNvccExpLog|atom.global.add.f32 %f1, [%rd1], %f2;
+_Z4kNvccExpLog|red.global.add.f32 [%rd1], %f2;
+EOF_PLANTED
+rm -rf "$planted_dir"
+echo "negative controls: $i planted PTX lines"
+if grep -E "bytes stack frame|spill" "$B/ptxas.txt" | grep -vE "^ *0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" ; then
+  echo "FAIL: spills or stack frames above (ptxas.txt)"; fail=1
+fi
+[ $fail -eq 0 ] && echo "ptx checks: ok"
+exit $fail
