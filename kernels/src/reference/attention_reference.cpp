@@ -8,6 +8,7 @@
 #include "samebits/kernels/attention/arith.hpp"
 #include "samebits/kernels/attention/reference.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
+#include "samebits/kernels/dtype.hpp"
 #include "reference_common.hpp"
 
 namespace samebits::kernels::attention {
@@ -50,6 +51,9 @@ void core_forward(const DenseProblem& p, const float* q, const float* k, const f
                   unsigned threads) {
   const DenseLists lists = detail::lists_of(p);
   forward<FloatArith<L>>(lists, detail::tensors_of(p, q, k, v), ForwardOut<float>{o, lse, nullptr}, threads);
+  // lse is a final output (fp32): NaN written canonical (§6). o, dq, dk, dv are
+  // returned before their one rounding, which canonicalizes (dtype.hpp).
+  for (std::int64_t i = 0; i < p.rows() * p.hq; ++i) lse[i] = canonical(lse[i]);
 }
 
 template <class L>

@@ -62,7 +62,7 @@ fi
 lib=build-device/libsamebits_kernels.so
 mkdir -p "$out/py"
 step py_invariance 240 python3 tests/device/kernels/invariance.py "$lib" "$out/py" --libm both
-step py_torch 240 python3 tests/device/kernels/torch_compare.py "$lib" "$out/py" --quick
+step py_torch 420 python3 tests/device/kernels/torch_compare.py "$lib" "$out/py" --reps 10
 step py_golden 120 python3 tests/device/kernels/capture_golden.py "$lib" "$out/py"
 echo "== summary"
 cat "$out/steps.txt"
