@@ -149,7 +149,8 @@ int32_t samebits_attention_fingerprint(int32_t libm, char* buf, int64_t len) {
 }
 
 int64_t samebits_attention_backward_workspace_bytes(int64_t total_q, int64_t total_k, int32_t hq, int32_t d) {
-  return round_up_256(total_q * hq * 4) + 2 * round_up_256(total_k * hq * d * 4);
+  return round_up_256(total_q * hq * 4) + 2 * round_up_256(total_k * hq * d * 4) + round_up_256(total_q * hq * d * 4) +
+         round_up_256((total_q * hq + 1) * 4);
 }
 
 int64_t samebits_attention_backward_accum_offset(int64_t total_q, int64_t total_k, int32_t hq, int32_t d,
@@ -229,6 +230,11 @@ int32_t samebits_attention_backward(const samebits_attention_problem* p, samebit
     b.delta = reinterpret_cast<float*>(w);
     b.accum_k = reinterpret_cast<float*>(w + samebits_attention_backward_accum_offset(p->total_q, p->total_k, p->hq, p->d, 0));
     b.accum_v = reinterpret_cast<float*>(w + samebits_attention_backward_accum_offset(p->total_q, p->total_k, p->hq, p->d, 1));
+    b.dq_accum = reinterpret_cast<float*>(
+        w + samebits_attention_backward_accum_offset(p->total_q, p->total_k, p->hq, p->d, 1) +
+        round_up_256(p->total_k * p->hq * p->d * 4));
+    b.dq_flags = reinterpret_cast<std::int32_t*>(reinterpret_cast<char*>(b.dq_accum) +
+                                                 round_up_256(p->total_q * p->hq * p->d * 4));
     b.accum_k_in = accum_k_in;
     b.accum_v_in = accum_v_in;
     return from_status(ka::backward(b, ka::HostSeqlens{p->cu_seqlens_q_host, p->cu_seqlens_k_host}, stream));

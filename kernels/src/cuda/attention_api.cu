@@ -95,7 +95,7 @@ Status check_launch(cudaError_t e) {
 }  // namespace
 
 WorkspaceFloats backward_workspace_floats(std::int64_t total_q, std::int64_t total_k, int hq, int d) {
-  return WorkspaceFloats{total_q * hq, total_k * hq * d};
+  return WorkspaceFloats{total_q * hq, total_k * hq * d, total_q * hq * d, total_q * hq + 1};
 }
 
 Status forward(const ForwardParams& p, HostSeqlens host, void* stream) {
@@ -133,6 +133,8 @@ Status backward(const BackwardParams& p, HostSeqlens host, void* stream) {
   if (!(s = check_pointer(p.delta, w.delta, 4, "delta workspace")).ok()) return s;
   if (!(s = check_pointer(p.accum_k, w.accum, 4, "accum_k workspace")).ok()) return s;
   if (!(s = check_pointer(p.accum_v, w.accum, 4, "accum_v workspace")).ok()) return s;
+  if (!(s = check_pointer(p.dq_accum, w.dq_accum, 16, "dq_accum workspace")).ok()) return s;
+  if (!(s = check_pointer(p.dq_flags, w.dq_flags, 4, "dq_flags workspace")).ok()) return s;
   if ((p.accum_k_in == nullptr) != (p.accum_v_in == nullptr))
     return fail(StatusCode::invalid_argument, "accum_k_in and accum_v_in go together");
   if (p.accum_k_in) {

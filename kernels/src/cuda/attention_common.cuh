@@ -41,6 +41,19 @@ struct CrExpLog {
 // consecutive keys a thread: ty * 4 + r).
 // Key tiles are the contract's blocks: B = 64 keys counted from the
 // sequence's key 0, each thread 4 keys of a block's scores (tx + 16 c).
+// Unroll factors of the score loop (over d) and of the p.v / ds.k loops (over
+// keys): scheduling only, never the bits (every chain keeps its order). The
+// defaults were the fastest of (dots, pv) in {(2,1), (4,2), (2,2), (1,2)} on
+// an H100 at S = 4096 (docs/kernels/attention-results.md), by 1-2%; override
+// with -D for experiments (tests/device/kernels/build.sh SAMEBITS_NVCC_EXTRA).
+#ifndef SAMEBITS_ATTN_UNROLL_DOTS
+#define SAMEBITS_ATTN_UNROLL_DOTS 4
+#endif
+#ifndef SAMEBITS_ATTN_UNROLL_PV
+#define SAMEBITS_ATTN_UNROLL_PV 2
+#endif
+inline constexpr int kUnrollDots = SAMEBITS_ATTN_UNROLL_DOTS;
+inline constexpr int kUnrollPv = SAMEBITS_ATTN_UNROLL_PV;
 inline constexpr int kThreads = 256;
 inline constexpr int kTileRows = 64;  // query rows per tile of the dK/dV kernel
 inline constexpr int kTileKeys = kBlock;
@@ -87,6 +100,31 @@ SAMEBITS_DEVICE_FUNC int list_length(const Sequence& s, int i, bool causal) {
   return i < s.lq ? dense_list_length(i, s.lq, s.lk, causal) : 0;
 }
 
+// The kVec = 16 / sizeof(T) elements of one 16-byte word, widened to
+// binary32 exactly (load_as_f32's conversions).
+template <DType T>
+SAMEBITS_DEVICE_FUNC void widen16(const uint4& u, float (&x)[16 / dtype_size(T)]) {
+  const unsigned w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if constexpr (T == DType::f32) {
+      x[k] = __uint_as_float(w[k]);
+    } else {
+      const auto lo = static_cast<std::uint16_t>(w[k] & 0xffffu), hi = static_cast<std::uint16_t>(w[k] >> 16);
+      x[2 * k] = T == DType::bf16 ? bf16_to_f32(lo) : f16_to_f32(lo);
+      x[2 * k + 1] = T == DType::bf16 ? bf16_to_f32(hi) : f16_to_f32(hi);
+    }
+  }
+}
+
+// Whether a [rows, heads, D] tensor can be read in 16-byte words (its base
+// and strides allow it: the same answer on every thread of the block).
+template <DType T>
+SAMEBITS_DEVICE_FUNC bool vector_readable(const void* base, Strides st) {
+  constexpr int kVec = 16 / dtype_size(T);
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && st.row % kVec == 0 && st.head % kVec == 0;
+}
+
 // rows [row0, row0 + kRows) of a [rows, heads, D] tensor at head h, widened
 // to binary32 (exactly: load_as_f32's conversions) into shared memory
 // [kRows][kLd]; rows at or past `valid` read as +0 (no load: they may lie past
@@ -96,25 +134,13 @@ template <int D, DType T, int kRows = 64>
 SAMEBITS_DEVICE_FUNC void load_tile(float* dst, const void* base, Strides st, std::int64_t row0, int valid, int h) {
   constexpr int kLd = TileConfig<D>::kLd;
   constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
-  const bool vector = reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && st.row % kVec == 0 && st.head % kVec == 0;
-  if (vector) {
+  if (vector_readable<T>(base, st)) {
     for (int e = threadIdx.x; e < kRows * kChunks; e += kThreads) {
       const int r = e / kChunks, c = (e % kChunks) * kVec;
       float x[kVec];
       if (r < valid) {
         const std::int64_t i = (row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c;
-        const uint4 u = __ldg(reinterpret_cast<const uint4*>(static_cast<const char*>(base) + i * kEs));
-        const unsigned w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          if constexpr (T == DType::f32) {
-            x[k] = __uint_as_float(w[k]);
-          } else {
-            const auto lo = static_cast<std::uint16_t>(w[k] & 0xffffu), hi = static_cast<std::uint16_t>(w[k] >> 16);
-            x[2 * k] = T == DType::bf16 ? bf16_to_f32(lo) : f16_to_f32(lo);
-            x[2 * k + 1] = T == DType::bf16 ? bf16_to_f32(hi) : f16_to_f32(hi);
-          }
-        }
+        widen16<T>(__ldg(reinterpret_cast<const uint4*>(static_cast<const char*>(base) + i * kEs)), x);
       } else {
 #pragma unroll
         for (int k = 0; k < kVec; ++k) x[k] = 0.0f;
@@ -133,6 +159,48 @@ SAMEBITS_DEVICE_FUNC void load_tile(float* dst, const void* base, Strides st, st
   }
 }
 
+// The same tile in two steps, so that its global latency hides behind the
+// previous tile's arithmetic: stage_tile_async copies the rows below `valid`
+// as stored (16-bit elements, [kRows][D] unpadded) into a shared staging
+// buffer with cp.async; after cp_async_wait_all() and a barrier,
+// widen_staged_tile widens them into [kRows][kLd] exactly as load_tile
+// would (rows at or past `valid`: +0). Only for 16-bit inputs read as 16-byte
+// words (vector_readable): an fp32 staging buffer would not fit beside the
+// tiles, and fp32 tiles use load_tile.
+template <DType T>
+inline constexpr bool kStaged = T != DType::f32;
+template <int D, DType T, int kRows = 64>
+inline constexpr int kStagingBytes = kRows * D * dtype_size(T);
+
+template <int D, DType T, int kRows = 64>
+SAMEBITS_DEVICE_FUNC void stage_tile_async(void* staging, const void* base, Strides st, std::int64_t row0, int valid,
+                                           int h) {
+  constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
+  for (int e = threadIdx.x; e < valid * kChunks; e += kThreads) {
+    const int r = e / kChunks, c = (e % kChunks) * kVec;
+    const std::int64_t i = (row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c;
+    cp_async_16(static_cast<char*>(staging) + (r * D + c) * kEs, static_cast<const char*>(base) + i * kEs);
+  }
+}
+template <int D, DType T, int kRows = 64>
+SAMEBITS_DEVICE_FUNC void widen_staged_tile(float* dst, const void* staging, int valid) {
+  constexpr int kLd = TileConfig<D>::kLd;
+  constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
+  for (int e = threadIdx.x; e < kRows * kChunks; e += kThreads) {
+    const int r = e / kChunks, c = (e % kChunks) * kVec;
+    float x[kVec];
+    if (r < valid) {
+      widen16<T>(*reinterpret_cast<const uint4*>(static_cast<const char*>(staging) + (r * D + c) * kEs), x);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) x[k] = 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < kVec; k += 4)
+      *reinterpret_cast<float4*>(dst + r * kLd + c + k) = make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+  }
+}
+
 SAMEBITS_DEVICE_FUNC float4 ld4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 
 SAMEBITS_DEVICE_FUNC float comp(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
@@ -147,7 +215,7 @@ SAMEBITS_DEVICE_FUNC void tile_dots(const float* a, const float* b, int ty, int 
   for (int r = 0; r < RM; ++r)
 #pragma unroll
     for (int c = 0; c < 4; ++c) s[r][c] = 0.0f;
-#pragma unroll 2
+#pragma unroll kUnrollDots
   for (int d = 0; d < D; d += 4) {
     float4 av[RM], bv[4];
 #pragma unroll

@@ -13,13 +13,16 @@
 
 namespace samebits::kernels::attention::cuda {
 
-template <int D, int RM>
+template <int D, int RM, DType In>
 struct ForwardSmem {
   static_assert(kValidRowsPerThread<RM>, "RM = 4 or 8 rows per thread");
   static constexpr int kRows = 16 * RM;
   static constexpr int kLd = TileConfig<D>::kLd;
+  // Staging for the next key block's K and V as stored (16-bit inputs only).
+  static constexpr int kStageFloats = kStaged<In> ? kStagingBytes<D, In> / 4 : 0;
   static constexpr int kQ = 0, kK = kQ + kRows * kLd, kV = kK + kTileKeys * kLd,
-                       kP = kV + kTileKeys * kLd, kFloats = kP + kRows * TileConfig<D>::kLdScores;
+                       kP = kV + kTileKeys * kLd, kStageK = kP + kRows * TileConfig<D>::kLdScores,
+                       kStageV = kStageK + kStageFloats, kFloats = kStageV + kStageFloats;
   static constexpr int kBytes = kFloats * 4;
   static_assert(kBytes <= 227 * 1024, "forward tile fits an H200 block's shared memory");
 };
@@ -27,7 +30,7 @@ struct ForwardSmem {
 template <int D, int RM, class L, DType In, DType Out>
 __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const ForwardParams p) {
   using Cfg = TileConfig<D>;
-  using Sm = ForwardSmem<D, RM>;
+  using Sm = ForwardSmem<D, RM, In>;
   constexpr int kRows = Sm::kRows;
   constexpr int kLd = Cfg::kLd, kCols = Cfg::kColsPerThread, kLdP = Cfg::kLdScores;
   extern __shared__ float4 smem4[];
@@ -36,6 +39,8 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
   float* sK = smem + Sm::kK;
   float* sV = smem + Sm::kV;
   float* sP = smem + Sm::kP;
+  float* stage_k = smem + Sm::kStageK;
+  float* stage_v = smem + Sm::kStageV;
 
   const Sequence seq = sequence_of(p, blockIdx.z);
   // Heaviest tiles (latest rows: longest causal lists) first.
@@ -70,12 +75,35 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
     for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
   }
 
+  // Key block b + 1 is copied into the staging buffers while block b is
+  // computed (16-bit inputs read as 16-byte words); otherwise each block is
+  // loaded when its turn comes.
+  const bool staged = kStaged<In> && vector_readable<In>(p.k, p.k_stride) && vector_readable<In>(p.v, p.v_stride);
+  auto stage_block = [&](int key0) {
+    if (key0 < tile_n) {
+      const int valid_keys = min(kTileKeys, seq.lk - key0);
+      stage_tile_async<D, In>(stage_k, p.k, p.k_stride, seq.k0 + key0, valid_keys, g);
+      stage_tile_async<D, In>(stage_v, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
+    }
+    cp_async_commit();
+  };
+  if (staged) stage_block(0);
+
   for (int key0 = 0; key0 < tile_n; key0 += kTileKeys) {
     const int valid_keys = min(kTileKeys, seq.lk - key0);
-    __syncthreads();  // the previous block's sK, sV, sP are consumed
-    load_tile<D, In>(sK, p.k, p.k_stride, seq.k0 + key0, valid_keys, g);
-    load_tile<D, In>(sV, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
-    __syncthreads();
+    if (staged) {
+      cp_async_wait_all();
+      __syncthreads();  // block key0 is staged; the previous block's sK, sV, sP are consumed
+      widen_staged_tile<D, In>(sK, stage_k, valid_keys);
+      widen_staged_tile<D, In>(sV, stage_v, valid_keys);
+      __syncthreads();  // sK, sV ready; the staging buffers are free
+      stage_block(key0 + kTileKeys);
+    } else {
+      __syncthreads();  // the previous block's sK, sV, sP are consumed
+      load_tile<D, In>(sK, p.k, p.k_stride, seq.k0 + key0, valid_keys, g);
+      load_tile<D, In>(sV, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
+      __syncthreads();
+    }
 
     float s[RM][4];
     tile_dots<D, true>(sQ, sK, ty, tx, s);
@@ -130,7 +158,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
     // o[r][d] = fma(p_k, v_k[d], o[r][d]) over the block's members, ascending.
     const bool all_members = key0 + kTileKeys <= n_min;
     if (all_members) {
-#pragma unroll 1
+#pragma unroll kUnrollPv
       for (int k = 0; k < kTileKeys; k += 4) {
         float4 pv[RM];
 #pragma unroll

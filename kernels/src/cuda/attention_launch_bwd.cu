@@ -1,11 +1,12 @@
-// kernels/src/cuda/attention_launch_bwd.cu — the backward launcher, four
-// kernels in stream order: delta (§5.1), the dK/dV accumulators (key tiles),
-// the head fold into dk/dv, and dq (query tiles). No atomics: every output
-// and workspace element has exactly one writer.
+// kernels/src/cuda/attention_launch_bwd.cu — the backward launcher, in
+// stream order: clear dq's accumulators and flags; delta (§5.1); the main
+// kernel (key blocks: dK/dV accumulators and dq's chains, §5.2); the head
+// fold into dk/dv; dq's rounding. No floating-point atomics: every dK/dV
+// workspace element has one writer, dq's accumulators are advanced by one
+// block at a time in list order behind a flag.
 #include "attention_bwd_delta_kernel.cuh"
-#include "attention_bwd_dkdv_kernel.cuh"
-#include "attention_bwd_dq_kernel.cuh"
 #include "attention_bwd_fold_kernel.cuh"
+#include "attention_bwd_kernel.cuh"
 #include "attention_launch.hpp"
 
 namespace samebits::kernels::attention::cuda {
@@ -13,40 +14,36 @@ namespace {
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-template <int D, int RM, class L, DType In, DType Grad>
-cudaError_t launch_dq(const BackwardParams& p, cudaStream_t stream) {
-  auto dq = attention_bwd_dq_kernel<D, RM, L, In, Grad>;
-  constexpr int kBytes = DqSmem<D, RM>::kBytes, kRows = DqSmem<D, RM>::kRows;
-  cudaError_t e = cudaFuncSetAttribute(dq, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
-  if (e != cudaSuccess) return e;
-  const dim3 grid((p.max_seqlen_q + kRows - 1) / kRows, p.hq, p.num_seqs);
-  dq<<<grid, kThreads, kBytes, stream>>>(p);
-  return cudaGetLastError();
-}
-
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
   cudaError_t e;
+  const std::int64_t rows_heads = p.total_q * p.hq;
+  if ((e = cudaMemsetAsync(p.dq_flags, 0, static_cast<std::size_t>(rows_heads + 1) * sizeof(std::int32_t), stream)) !=
+      cudaSuccess)
+    return e;
   if (p.total_q > 0) {
-    attention_bwd_delta_kernel<D, In, OutO><<<blocks_for(p.total_q * p.hq), kThreads, 0, stream>>>(p);
+    if ((e = cudaMemsetAsync(p.dq_accum, 0, static_cast<std::size_t>(rows_heads) * D * sizeof(float), stream)) !=
+        cudaSuccess)
+      return e;
+    attention_bwd_delta_kernel<D, In, OutO><<<blocks_for(rows_heads), kThreads, 0, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   if (p.total_k > 0) {
-    auto dkdv = attention_bwd_dkdv_kernel<D, L, In>;
-    constexpr int kBytes = DkdvSmem<D>::kBytes;
-    static_assert(kBytes <= 227 * 1024, "dK/dV tile fits an H200 block's shared memory");
-    if ((e = cudaFuncSetAttribute(dkdv, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes)) != cudaSuccess)
+    auto main_kernel = attention_bwd_kernel<D, L, In>;
+    constexpr int kBytes = BackwardSmem<D, In>::kBytes;
+    if ((e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes)) != cudaSuccess)
       return e;
-    const dim3 grid((p.max_seqlen_k + kTileKeys - 1) / kTileKeys, p.hq, p.num_seqs);
-    dkdv<<<grid, kThreads, kBytes, stream>>>(p);
+    // One block per (key block, head, sequence); the block's work is its ticket's.
+    const std::int64_t blocks = static_cast<std::int64_t>((p.max_seqlen_k + kTileKeys - 1) / kTileKeys) * p.hq * p.num_seqs;
+    if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    main_kernel<<<static_cast<unsigned>(blocks), kThreads, kBytes, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
     attention_bwd_fold_kernel<D, Grad><<<blocks_for(p.total_k * p.hkv * D), kThreads, 0, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   if (p.total_q > 0) {
-    if ((e = use_tall_tiles(p) ? launch_dq<D, 8, L, In, Grad>(p, stream) : launch_dq<D, 4, L, In, Grad>(p, stream)) !=
-        cudaSuccess)
-      return e;
+    attention_bwd_dq_finish_kernel<D, Grad><<<blocks_for(rows_heads * D), kThreads, 0, stream>>>(p);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   return cudaSuccess;
 }

@@ -10,7 +10,7 @@ namespace {
 template <int D, int RM, class L, DType In, DType Out>
 cudaError_t launch_rm(const ForwardParams& p, cudaStream_t stream) {
   auto kernel = attention_forward_kernel<D, RM, L, In, Out>;
-  constexpr int kBytes = ForwardSmem<D, RM>::kBytes, kRows = ForwardSmem<D, RM>::kRows;
+  constexpr int kBytes = ForwardSmem<D, RM, In>::kBytes, kRows = ForwardSmem<D, RM, In>::kRows;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
   if (e != cudaSuccess) return e;
   const dim3 grid((p.max_seqlen_q + kRows - 1) / kRows, p.hq, p.num_seqs);

@@ -44,9 +44,8 @@
 
 // The backward's kernels one by one, for the bench's breakdown only.
 #include "../../../kernels/src/cuda/attention_bwd_delta_kernel.cuh"
-#include "../../../kernels/src/cuda/attention_bwd_dkdv_kernel.cuh"
-#include "../../../kernels/src/cuda/attention_bwd_dq_kernel.cuh"
 #include "../../../kernels/src/cuda/attention_bwd_fold_kernel.cuh"
+#include "../../../kernels/src/cuda/attention_bwd_kernel.cuh"
 
 namespace sk = samebits::kernels;
 namespace sa = samebits::kernels::attention;
@@ -245,7 +244,7 @@ int max_len(const std::vector<std::int32_t>& cu) {
 struct Problem {
   const Point& pt;
   std::int64_t nq, nk, nl;
-  DeviceBuffer cu_q, cu_k, q, k, v, o, lse, dout, o_in, lse_in, dq, dk, dv, delta, acc_k, acc_v;
+  DeviceBuffer cu_q, cu_k, q, k, v, o, lse, dout, o_in, lse_in, dq, dk, dv, delta, acc_k, acc_v, dq_acc, dq_flags;
   Problem(const Point& p)
       : pt(p),
         nq(p.rows() * p.hq * p.d),
@@ -266,7 +265,9 @@ struct Problem {
         dv(nk * sk::dtype_size(p.dtype)),
         delta(nl * 4),
         acc_k(p.kv_rows() * p.hq * p.d * 4),
-        acc_v(p.kv_rows() * p.hq * p.d * 4) {
+        acc_v(p.kv_rows() * p.hq * p.d * 4),
+        dq_acc(nq * 4),
+        dq_flags((nl + 1) * 4) {
     cu_q.upload(p.cu_q.data());
     cu_k.upload(p.cu_k.data());
   }
@@ -320,6 +321,8 @@ struct Problem {
     b.delta = delta.as<float>();
     b.accum_k = acc_k.as<float>();
     b.accum_v = acc_v.as<float>();
+    b.dq_accum = dq_acc.as<float>();
+    b.dq_flags = dq_flags.as<std::int32_t>();
     return b;
   }
 };
@@ -383,7 +386,7 @@ bool check_point(const Point& pt, const Options& opt, FILE* jsonl) {
   pr.dout.upload(in.dout.bytes.data());
   pr.o_in.upload(o_want.bytes.data());
   pr.lse_in.upload(lse_want.bytes.data());
-  for (DeviceBuffer* b : {&pr.o, &pr.lse, &pr.dq, &pr.dk, &pr.dv, &pr.delta, &pr.acc_k, &pr.acc_v}) b->poison();
+  for (DeviceBuffer* b : {&pr.o, &pr.lse, &pr.dq, &pr.dk, &pr.dv, &pr.delta, &pr.acc_k, &pr.acc_v, &pr.dq_acc, &pr.dq_flags}) b->poison();
   CHECK_CUDA(cudaDeviceSynchronize());
 
   const auto g0 = std::chrono::steady_clock::now();
@@ -421,7 +424,7 @@ bool check_point(const Point& pt, const Options& opt, FILE* jsonl) {
   // The other tiling (64-row tiles of the forward and dq kernels): the same
   // bits, all tensors.
   pr.tile_rows = 64;
-  for (DeviceBuffer* b : {&pr.o, &pr.lse, &pr.dq, &pr.dk, &pr.dv, &pr.delta, &pr.acc_k, &pr.acc_v}) b->poison();
+  for (DeviceBuffer* b : {&pr.o, &pr.lse, &pr.dq, &pr.dk, &pr.dv, &pr.delta, &pr.acc_k, &pr.acc_v, &pr.dq_acc, &pr.dq_flags}) b->poison();
   CHECK_STATUS(sa::forward(pr.fwd(), pr.host()));
   CHECK_CUDA(cudaDeviceSynchronize());
   CHECK_STATUS(sa::backward(pr.bwd(), pr.host()));
@@ -506,8 +509,9 @@ float median(std::vector<float> v) {
   return v[v.size() / 2];
 }
 
-// Times each backward kernel alone (nvcc libm, bf16, D = 128, 128-row dq
-// tiles), launched as attention_launch_bwd.cu launches them.
+// Times each backward kernel alone (nvcc libm, bf16, D = 128), launched as
+// attention_launch_bwd.cu launches them. The main kernel needs its flags
+// cleared first: timed with the clearing, which is timed alone too.
 void bench_backward_parts(Problem& pr, FILE* jsonl) {
   namespace cu = sa::cuda;
   using L = cu::NvccExpLog;
@@ -515,12 +519,11 @@ void bench_backward_parts(Problem& pr, FILE* jsonl) {
   const sa::BackwardParams p = pr.bwd();
   const unsigned delta_blocks = static_cast<unsigned>((p.total_q * p.hq + cu::kThreads - 1) / cu::kThreads);
   const unsigned fold_blocks = static_cast<unsigned>((p.total_k * p.hkv * 128 + cu::kThreads - 1) / cu::kThreads);
-  auto dkdv = cu::attention_bwd_dkdv_kernel<128, L, T>;
-  auto dq = cu::attention_bwd_dq_kernel<128, 8, L, T, T>;
-  constexpr int kDkdvBytes = cu::DkdvSmem<128>::kBytes, kDqBytes = cu::DqSmem<128, 8>::kBytes;
-  CHECK_CUDA(cudaFuncSetAttribute(dkdv, cudaFuncAttributeMaxDynamicSharedMemorySize, kDkdvBytes));
-  CHECK_CUDA(cudaFuncSetAttribute(dq, cudaFuncAttributeMaxDynamicSharedMemorySize, kDqBytes));
-  const dim3 dkdv_grid((p.max_seqlen_k + 63) / 64, p.hq, p.num_seqs), dq_grid((p.max_seqlen_q + 127) / 128, p.hq, p.num_seqs);
+  const unsigned dq_blocks = static_cast<unsigned>((p.total_q * p.hq * 128 + cu::kThreads - 1) / cu::kThreads);
+  auto main_kernel = cu::attention_bwd_kernel<128, L, T>;
+  constexpr int kMainBytes = cu::BackwardSmem<128, T>::kBytes;
+  CHECK_CUDA(cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMainBytes));
+  const unsigned main_blocks = static_cast<unsigned>((p.max_seqlen_k + 63) / 64 * p.hq * p.num_seqs);
   cudaEvent_t e0, e1;
   CHECK_CUDA(cudaEventCreate(&e0));
   CHECK_CUDA(cudaEventCreate(&e1));
@@ -538,17 +541,28 @@ void bench_backward_parts(Problem& pr, FILE* jsonl) {
     }
     return median(ms);
   };
+  auto clear = [&] {
+    CHECK_CUDA(cudaMemsetAsync(p.dq_flags, 0, static_cast<std::size_t>(p.total_q * p.hq + 1) * 4));
+    CHECK_CUDA(cudaMemsetAsync(p.dq_accum, 0, static_cast<std::size_t>(p.total_q * p.hq * 128) * 4));
+  };
+  const float t_clear = time(clear);
   const float t_delta = time([&] { cu::attention_bwd_delta_kernel<128, T, T><<<delta_blocks, cu::kThreads>>>(p); });
-  const float t_dkdv = time([&] { dkdv<<<dkdv_grid, cu::kThreads, kDkdvBytes>>>(p); });
+  const float t_main = time([&] {
+    clear();
+    main_kernel<<<main_blocks, cu::kThreads, kMainBytes>>>(p);
+  }) - t_clear;
   const float t_fold = time([&] { cu::attention_bwd_fold_kernel<128, T><<<fold_blocks, cu::kThreads>>>(p); });
-  const float t_dq = time([&] { dq<<<dq_grid, cu::kThreads, kDqBytes>>>(p); });
+  const float t_dq = time([&] { cu::attention_bwd_dq_finish_kernel<128, T><<<dq_blocks, cu::kThreads>>>(p); });
   CHECK_CUDA(cudaEventDestroy(e0));
   CHECK_CUDA(cudaEventDestroy(e1));
-  std::printf("# backward kernels at S=%lld (nvcc, median of 10): delta %.3f ms, dK/dV %.3f ms, fold %.3f ms, dq %.3f ms\n",
-              static_cast<long long>(p.total_q), t_delta, t_dkdv, t_fold, t_dq);
+  std::printf("# backward kernels at S=%lld (nvcc, median of 10): clear %.3f ms, delta %.3f ms, main (dK/dV, dq chains) "
+              "%.3f ms, fold %.3f ms, dq rounding %.3f ms\n",
+              static_cast<long long>(p.total_q), t_clear, t_delta, t_main, t_fold, t_dq);
   if (jsonl)
-    std::fprintf(jsonl, "{\"bench\":\"backward parts\",\"S\":%lld,\"delta_ms\":%.4f,\"dkdv_ms\":%.4f,\"fold_ms\":%.4f,\"dq_ms\":%.4f}\n",
-                 static_cast<long long>(p.total_q), t_delta, t_dkdv, t_fold, t_dq);
+    std::fprintf(jsonl,
+                 "{\"bench\":\"backward parts\",\"S\":%lld,\"clear_ms\":%.4f,\"delta_ms\":%.4f,\"main_ms\":%.4f,"
+                 "\"fold_ms\":%.4f,\"dq_finish_ms\":%.4f}\n",
+                 static_cast<long long>(p.total_q), t_clear, t_delta, t_main, t_fold, t_dq);
 }
 
 void bench(const Options& opt, FILE* jsonl) {
@@ -689,6 +703,7 @@ bool refusals(FILE* jsonl) {
       {"o rows overlap", SC::invalid_argument, f([](F& p, H&) { p.o_stride.row = 64; })},
       {"k stride zero", SC::invalid_argument, f([](F& p, H&) { p.k_stride.row = 0; })},
       {"bwd delta null", SC::invalid_argument, b([](B& p, H&) { p.delta = nullptr; })},
+      {"bwd dq_flags null", SC::invalid_argument, b([](B& p, H&) { p.dq_flags = nullptr; })},
       {"bwd accum_k_in alone", SC::invalid_argument, b([](B& p, H&) { p.accum_k_in = p.accum_k; })},
       {"bwd grad dtype", SC::unsupported, b([](B& p, H&) { p.grad_dtype = sk::DType::f16; })},
       {"bwd dk null", SC::invalid_argument, b([](B& p, H&) { p.dk = nullptr; })},

@@ -68,7 +68,8 @@ struct GpuRun {
   void backward(const float* acc_k_in = nullptr, const float* acc_v_in = nullptr) {
     CHECK_CUDA(cudaMemcpy(pr->o_in.ptr, pr->o.ptr, pr->o.bytes, cudaMemcpyDeviceToDevice));
     CHECK_CUDA(cudaMemcpy(pr->lse_in.ptr, pr->lse.ptr, pr->lse.bytes, cudaMemcpyDeviceToDevice));
-    for (DeviceBuffer* b : {&pr->dq, &pr->dk, &pr->dv, &pr->delta, &pr->acc_k, &pr->acc_v}) b->poison();
+    for (DeviceBuffer* b : {&pr->dq, &pr->dk, &pr->dv, &pr->delta, &pr->acc_k, &pr->acc_v, &pr->dq_acc, &pr->dq_flags})
+      b->poison();
     sa::BackwardParams p = pr->bwd();
     p.accum_k_in = acc_k_in;
     p.accum_v_in = acc_v_in;

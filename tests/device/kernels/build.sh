@@ -16,10 +16,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 CXX=${CXX:-g++}
-B=build-device
+B=${SAMEBITS_DEVICE_BUILD:-build-device}  # experiments: another folder and
+extra=(${SAMEBITS_NVCC_EXTRA:-})            # extra nvcc flags (e.g. -DNAME=VALUE)
 mkdir -p "$B/obj"
 inc=(-Ilibm/include -Ikernels/include)
-nvflags=(-O3 -std=c++20 -gencode arch=compute_90,code=sm_90 -lineinfo -Xcompiler -fPIC "${inc[@]}")
+nvflags=(-O3 -std=c++20 -gencode arch=compute_90,code=sm_90 -lineinfo -Xcompiler -fPIC "${inc[@]}" "${extra[@]}")
 deps_kernels=$(ls kernels/src/cuda/* kernels/include/samebits/kernels/*.hpp kernels/include/samebits/kernels/attention/*.hpp)
 deps_libm=$(find libm/include -name '*.hpp')
 

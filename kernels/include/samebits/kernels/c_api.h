@@ -72,9 +72,12 @@ int32_t samebits_attention_fingerprint(int32_t libm, char* buf, int64_t len);
 int32_t samebits_attention_forward(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
                                    samebits_tensor3 v, samebits_tensor3 o, float* lse, void* stream);
 
-/* Bytes of fp32 workspace the backward needs: [delta | accum_k | accum_v],
- * delta [total_q, hq] then the per-head accumulators [total_k, hq, d] each,
- * each part starting at a multiple of 256 bytes (offsets below). */
+/* Bytes of workspace the backward needs:
+ * [delta | accum_k | accum_v | dq_accum | dq_flags]: fp32 delta [total_q, hq],
+ * the per-head dK/dV accumulators [total_k, hq, d] each (what a context-
+ * parallel part hands on), dq's fp32 accumulators [total_q, hq, d] and int32
+ * flags [total_q * hq + 1]; each part starts at a multiple of 256 bytes
+ * (accum offsets below). The backward clears what it needs cleared. */
 int64_t samebits_attention_backward_workspace_bytes(int64_t total_q, int64_t total_k, int32_t hq, int32_t d);
 int64_t samebits_attention_backward_accum_offset(int64_t total_q, int64_t total_k, int32_t hq, int32_t d,
                                                  int32_t which /* 0: accum_k, 1: accum_v */);

@@ -34,13 +34,16 @@ struct HostSeqlens {
 Status forward(const ForwardParams& p, HostSeqlens host, void* stream = nullptr);
 
 // Needs p.delta [total_q * hq] and p.accum_k, p.accum_v [total_k * hq * d]
-// floats each (backward_workspace_floats). Writes delta, the per-head
+// floats each, p.dq_accum [total_q * hq * d] floats and p.dq_flags
+// [total_q * hq + 1] int32 (backward_workspace_floats). Writes delta, the per-head
 // accumulators (what a context-parallel part hands on), dq, dk, dv.
 Status backward(const BackwardParams& p, HostSeqlens host, void* stream = nullptr);
 
 struct WorkspaceFloats {
   std::int64_t delta = 0;
-  std::int64_t accum = 0;  // each of accum_k and accum_v
+  std::int64_t accum = 0;     // each of accum_k and accum_v
+  std::int64_t dq_accum = 0;  // fp32 [total_q, hq, d]
+  std::int64_t dq_flags = 0;  // int32 entries [total_q * hq + 1]
 };
 WorkspaceFloats backward_workspace_floats(std::int64_t total_q, std::int64_t total_k, int hq, int d);
 

@@ -68,13 +68,19 @@ struct BackwardParams : ProblemParams {
   DType o_dtype = DType::bf16;
   DType grad_dtype = DType::bf16;  // dq, dk, dv: the input dtype, or f32 on request
 
-  // Workspaces (device, fp32, contiguous; backward_workspace_floats() says the
+  // Workspaces (device, contiguous; backward_workspace_floats() says the
   // sizes): delta [total_q, hq]; the per-head dK/dV accumulators
   // [total_k, hq, D] each, written by the dK/dV kernel and folded over each
   // kv group's heads into dk/dv.
   float* delta = nullptr;
   float* accum_k = nullptr;
   float* accum_v = nullptr;
+  // dq's fp32 accumulators [total_q, hq, D] (each row's one chain over its
+  // list, advanced by the key blocks in list order, §5.2) and their int32
+  // flags [total_q * hq + 1] (per 64-row query tile and head, the last entry
+  // the blocks' ticket counter). Cleared by the launcher on the stream.
+  float* dq_accum = nullptr;
+  std::int32_t* dq_flags = nullptr;
   // Context-parallel hand-over (§5, §8): when given, the accumulators start
   // from these [total_k, hq, D] values instead of +0 (they may equal
   // accum_k/accum_v: each element is read once, then written by the same
