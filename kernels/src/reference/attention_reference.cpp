@@ -37,15 +37,6 @@ void parallel_for(std::int64_t n, unsigned threads, void (*f)(std::int64_t, void
 
 namespace {
 
-// The FMA-chain loops vectorize across independent chains; FMA hardware makes
-// them fast (the bits are the same either way: fma is fma).
-void require_cpu() {
-#if defined(__x86_64__)
-  if (!__builtin_cpu_supports("fma"))
-    throw std::runtime_error("the attention CPU reference needs a CPU with FMA (x86-64-v3)");
-#endif
-}
-
 template <class L>
 void core_forward(const DenseProblem& p, const float* q, const float* k, const float* v, float* o, float* lse,
                   unsigned threads) {
@@ -68,7 +59,7 @@ void core_backward(const DenseProblem& p, const float* q, const float* k, const 
 
 void reference_forward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v, float* o,
                        float* lse, unsigned threads) {
-  require_cpu();
+  detail::require_fma_cpu();
   if (libm == Libm::nvcc) core_forward<NvccLibm>(p, q, k, v, o, lse, threads);
   else core_forward<CrLibm>(p, q, k, v, o, lse, threads);
 }
@@ -76,7 +67,7 @@ void reference_forward(Libm libm, const DenseProblem& p, const float* q, const f
 void reference_backward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v,
                         const float* o, const float* dout, const float* lse, float* dq, float* dk, float* dv,
                         unsigned threads) {
-  require_cpu();
+  detail::require_fma_cpu();
   if (libm == Libm::nvcc) core_backward<NvccLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads);
   else core_backward<CrLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads);
 }

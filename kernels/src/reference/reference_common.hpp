@@ -2,11 +2,23 @@
 // row lists and tensors.
 #pragma once
 
+#include <stdexcept>
+
 #include "samebits/kernels/attention/reference.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
 
 namespace samebits::kernels::attention {
 namespace detail {
+
+// The FMA-chain loops vectorize across independent chains; FMA hardware makes
+// them fast (the bits are the same either way: fma is fma). The core is
+// compiled with -mfma, so it refuses a CPU without FMA rather than fault.
+inline void require_fma_cpu() {
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("fma"))
+    throw std::runtime_error("the attention CPU reference needs a CPU with FMA (x86-64-v3)");
+#endif
+}
 
 inline DenseLists lists_of(const DenseProblem& p) {
   DenseLists l;

@@ -253,15 +253,17 @@ struct Contributors {
   }
 };
 
-template <class A, class Lists>
-void backward(const Lists& lists, const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
-              const BackwardOut<typename A::T>& out, unsigned threads = 0) {
-  using T = typename A::T;
-  const int d = in.d, hq = in.hq, hkv = in.hkv, group = hq / hkv;
-  const std::int64_t rows = lists.rows();
+// The backward in its parts (§5), each a fixed order; backward() below is the
+// dense instance, sparse_mla/reference.hpp takes the same parts with its own
+// dkv order.
 
-  // §5.1 delta = rowsum(dO * o), a chain over d from +0, from the stored o.
-  std::vector<T> delta(static_cast<std::size_t>(rows) * hq);
+// §5.1 delta = rowsum(dO * o), a chain over d from +0, from the stored o.
+template <class A>
+std::vector<typename A::T> backward_delta(const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
+                                          unsigned threads) {
+  using T = typename A::T;
+  const int d = in.d;
+  std::vector<T> delta(static_cast<std::size_t>(in.rows) * in.hq);
   auto delta_task = [&](std::int64_t task) {
     const T* dout = bin.dout + task * d;
     const T* o = bin.o + task * d;
@@ -269,9 +271,16 @@ void backward(const Lists& lists, const Tensors<typename A::T>& in, const Backwa
     for (int e = 0; e < d; ++e) acc = A::fma(dout[e], o[e], acc);
     delta[task] = acc;
   };
-  detail::parallel_for(rows * hq, threads, delta_task);
+  detail::parallel_for(in.rows * in.hq, threads, delta_task);
+  return delta;
+}
 
-  // §5.2-3 dq, per row; the list in order.
+// §5.2-3 dq, per row; the list in order.
+template <class A, class Lists>
+void backward_dq(const Lists& lists, const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
+                 const std::vector<typename A::T>& delta, typename A::T* dq_out, unsigned threads) {
+  using T = typename A::T;
+  const int d = in.d, hq = in.hq, hkv = in.hkv, group = hq / hkv;
   auto dq_task = [&](std::int64_t task) {
     const std::int64_t r = task / hq;
     const int h = static_cast<int>(task % hq), g = h / group;
@@ -301,11 +310,37 @@ void backward(const Lists& lists, const Tensors<typename A::T>& in, const Backwa
         for (int e = 0; e < d; ++e) acc[e] = A::fma(ds, kr[e], acc[e]);
       }
     }
-    T* dq = out.dq + task * d;
+    T* dq = dq_out + task * d;
     for (int e = 0; e < d; ++e) dq[e] = A::mul(acc[e], in.scale);  // +0 * scale = +0 for empty lists
   };
-  detail::parallel_for(rows * hq, threads, dq_task);
+  detail::parallel_for(lists.rows() * hq, threads, dq_task);
+}
 
+// §5 d_sink[h]: over the rows in ascending order. Rows with an empty list
+// have lse = sigma, so p_sigma = exp(+0) = 1 and they contribute delta —
+// which is dO . o = dO . 0 = +0 (sparse_mla.md).
+template <class A>
+void backward_dsink(const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
+                    const std::vector<typename A::T>& delta, typename A::T* dsink) {
+  using T = typename A::T;
+  for (int h = 0; h < in.hq; ++h) {
+    T acc(0);
+    for (std::int64_t r = 0; r < in.rows; ++r) {
+      const std::int64_t task = r * in.hq + h;
+      const T ps = A::exp(A::sub(in.sink[h], bin.lse[task]));
+      acc = A::add(acc, A::mul(ps, delta[task]));
+    }
+    dsink[h] = -acc;
+  }
+}
+
+template <class A, class Lists>
+void backward(const Lists& lists, const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
+              const BackwardOut<typename A::T>& out, unsigned threads = 0) {
+  using T = typename A::T;
+  const int d = in.d, hq = in.hq, hkv = in.hkv, group = hq / hkv;
+  const std::vector<T> delta = backward_delta<A>(in, bin, threads);
+  backward_dq<A>(lists, in, bin, delta, out.dq, threads);
   // §5 dK/dV: per kv row j and kv head g; per query head of the group one
   // accumulator pair over the contributors in (row, position) order; then
   // the heads folded in head order.
@@ -360,20 +395,7 @@ void backward(const Lists& lists, const Tensors<typename A::T>& in, const Backwa
   };
   detail::parallel_for(in.kv_rows * hkv, threads, dkv_task);
 
-  // §5 d_sink[h]: over the rows in ascending order. Rows with an empty list
-  // have lse = sigma, so p_sigma = exp(+0) = 1 and they contribute delta —
-  // which is dO . o = dO . 0 = +0 (sparse_mla.md).
-  if (in.sink && out.dsink) {
-    for (int h = 0; h < hq; ++h) {
-      T acc(0);
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const std::int64_t task = r * hq + h;
-        const T ps = A::exp(A::sub(in.sink[h], bin.lse[task]));
-        acc = A::add(acc, A::mul(ps, delta[task]));
-      }
-      out.dsink[h] = -acc;
-    }
-  }
+  if (in.sink && out.dsink) backward_dsink<A>(in, bin, delta, out.dsink);
 }
 
 }  // namespace samebits::kernels::attention

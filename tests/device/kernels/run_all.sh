@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Everything issue 16 asks of the device in two calls of under 10 minutes,
+# results packed into $OUT/results.tgz (the device tool returns 8 files):
+#   bash tests/device/kernels/run_all.sh c++     run.sh's steps, sanitizers at S=1000, the SASS check
+#   bash tests/device/kernels/run_all.sh py      invariance.py, capture_golden.py, torch_compare.py
+# with build-device/ carried (or .devcarry/bins.tar.xz: the two binaries,
+# xz-compressed so that the tree and the binaries fit the tool's 64 MiB).
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+out=${OUT:-/tmp/samebits-attn-out}
+mkdir -p "$out" build-device
+[ -x build-device/attention_check ] || tar xJf .devcarry/bins.tar.xz -C build-device
+bin=build-device/attention_check lib=build-device/libsamebits_kernels.so
+status=0
+case "${1:-c++}" in
+  c++)
+    OUT=$out/attention bash tests/device/kernels/run.sh quick bench full varlen large memcheck racecheck \
+      > "$out/run.txt" 2>&1 || status=1
+    a=$out/attention
+    f1="libm=nvcc causal=1 D=128 S=1000 hq=32 hkv=8 dtype=bfloat16"
+    f2="libm=cr causal=0 D=64 S=1000 hq=12 hkv=4 dtype=bfloat16"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin" --no-refusals --skip-large \
+      --filter "$f1" --out "$a/sanitizer" > "$a/memcheck_s1000.txt" 2>&1 || status=1
+    timeout 200 compute-sanitizer --tool racecheck --error-exitcode 3 "$bin" --no-refusals --skip-large \
+      --filter "$f2" --out "$a/sanitizer" > "$a/racecheck_s1000.txt" 2>&1 || status=1
+    printf '__global__ void k(float* a) { a[0] = __fdiv_rn(a[1], a[2]); }\n' > /tmp/div.cu
+    nvcc -arch=sm_90 -cubin -o /tmp/div.cubin /tmp/div.cu && cuobjdump -sass /tmp/div.cubin > "$a/div_rn_sass.txt"
+    cuobjdump -sass "$bin" > /tmp/sass.txt
+    python3 tests/device/kernels/check_sass.py /tmp/sass.txt --division "$a/div_rn_sass.txt" > "$a/sass_check.txt" 2>&1 ||
+      status=1
+    echo "memcheck_s1000 $(grep -h 'ERROR SUMMARY' "$a/memcheck_s1000.txt")" >> "$a/steps.txt"
+    echo "racecheck_s1000 $(grep -h 'RACECHECK SUMMARY' "$a/racecheck_s1000.txt")" >> "$a/steps.txt"
+    echo "sass_check rc=$(tail -1 "$a/sass_check.txt")" >> "$a/steps.txt"
+    cat "$a/steps.txt"
+    tail -3 "$a/sass_check.txt"
+    ;;
+  py)
+    p=$out/py
+    mkdir -p "$p"
+    timeout 240 python3 tests/device/kernels/invariance.py "$lib" "$p" --libm both > "$p/invariance.txt" 2>&1 || status=1
+    timeout 120 python3 tests/device/kernels/capture_golden.py "$lib" "$p" > "$p/golden.txt" 2>&1 || status=1
+    timeout 300 python3 tests/device/kernels/torch_compare.py "$lib" "$p" --reps 10 > "$p/torch.txt" 2>&1 || status=1
+    tail -3 "$p/invariance.txt" "$p/golden.txt"
+    tail -12 "$p/torch.txt"
+    ;;
+  *) echo "usage: run_all.sh c++|py"; exit 2 ;;
+esac
+(cd "$out" && tar czf results.tgz --exclude=results.tgz .)
+exit $status
