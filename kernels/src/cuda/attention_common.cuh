@@ -66,7 +66,7 @@ inline constexpr bool kValidRowsPerThread = RM == 4 || RM == 8;
 
 template <int D>
 struct TileConfig {
-  static_assert(D == 64 || D == 128, "D in {64, 128} (§2)");
+  static_assert(D == 64 || D == 128 || D == 512, "D: 64, 128 (attention.md §2) or 512 (sparse_mla.md §1)");
   static constexpr int kLd = D + 4;          // shared row stride: float4 aligned, conflict-free float4 rows
   static constexpr int kColsPerThread = D / 16;  // output columns col_of(tx, 0 .. kCols - 1)
   static_assert(kColsPerThread % 4 == 0, "output columns read as float4");

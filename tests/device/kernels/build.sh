@@ -21,7 +21,7 @@ extra=(${SAMEBITS_NVCC_EXTRA:-})            # extra nvcc flags (e.g. -DNAME=VALU
 mkdir -p "$B/obj"
 inc=(-Ilibm/include -Ikernels/include)
 nvflags=(-O3 -std=c++20 -gencode arch=compute_90,code=sm_90 -lineinfo -Xcompiler -fPIC "${inc[@]}" "${extra[@]}")
-deps_kernels=$(ls kernels/src/cuda/* kernels/include/samebits/kernels/*.hpp kernels/include/samebits/kernels/attention/*.hpp)
+deps_kernels=$(ls kernels/src/cuda/* kernels/include/samebits/kernels/*.hpp kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/sparse_mla/*.hpp tests/device/kernels/*.cuh)
 deps_libm=$(find libm/include -name '*.hpp')
 
 stale() {  # stale OUTPUT INPUT...: true when OUTPUT is missing or older than an input
@@ -54,21 +54,27 @@ dev_obj() {  # CUDA sources; the ptxas report kept beside the object
 host_obj libm/src/nvcc_mufu_ex2.cpp
 host_obj libm/src/nvcc_mufu_lg2.cpp
 host_obj kernels/src/reference/attention_reference.cpp
+host_obj kernels/src/reference/sparse_mla_reference.cpp
 host_obj kernels/src/capi/c_api.cpp
 dev_obj kernels/src/cuda/attention_launch_fwd.cu
 dev_obj kernels/src/cuda/attention_launch_bwd.cu
 dev_obj kernels/src/cuda/attention_api.cu
+dev_obj kernels/src/cuda/sparse_mla_launch_fwd.cu
+dev_obj kernels/src/cuda/sparse_mla_api.cu
 dev_obj tests/device/kernels/attention_check.cu
+dev_obj tests/device/kernels/sparse_mla_check.cu
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 [ $status -eq 0 ] || { echo "build failed" >&2; exit 1; }
 
 kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o
-       "$B"/obj/attention_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
+       "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_api.o
+       "$B"/obj/attention_reference.o "$B"/obj/sparse_mla_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
 static=(-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -lpthread)
 "$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/attention_check.o "${kobjs[@]}" -o "$B/attention_check" "${static[@]}"
+"$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/sparse_mla_check.o "${kobjs[@]}" -o "$B/sparse_mla_check" "${static[@]}"
 "$NVCC" -shared -gencode arch=compute_90,code=sm_90 "$B"/obj/c_api.o "${kobjs[@]}" -o "$B/libsamebits_kernels.so" \
   "${static[@]}"
-cat "$B"/obj/attention_launch_*.o.ptxas | grep -E "Compiling entry|registers|spill" > "$B/ptxas.txt" || true
+cat "$B"/obj/attention_launch_*.o.ptxas "$B"/obj/sparse_mla_launch_*.o.ptxas | grep -E "Compiling entry|registers|spill" > "$B/ptxas.txt" || true
 bash tests/device/kernels/check_ptx.sh
 echo "built $B/attention_check $B/libsamebits_kernels.so"

@@ -3,13 +3,15 @@
 # results packed into $OUT/results.tgz (the device tool returns 8 files):
 #   bash tests/device/kernels/run_all.sh c++     run.sh's steps, sanitizers at S=1000, the SASS check
 #   bash tests/device/kernels/run_all.sh py      invariance.py, capture_golden.py, torch_compare.py
+#   bash tests/device/kernels/run_all.sh sparse  sparse_mla_check (grid, dense equality, repeats,
+#                                                 errors, bench) and its memcheck/racecheck
 # with build-device/ carried (or .devcarry/bins.tar.xz: the two binaries,
 # xz-compressed so that the tree and the binaries fit the tool's 64 MiB).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/samebits-attn-out}
 mkdir -p "$out" build-device
-[ -x build-device/attention_check ] || tar xJf .devcarry/bins.tar.xz -C build-device
+[ -x build-device/sparse_mla_check ] || tar xJf .devcarry/bins.tar.xz -C build-device
 bin=build-device/attention_check lib=build-device/libsamebits_kernels.so
 status=0
 case "${1:-c++}" in
@@ -43,7 +45,19 @@ case "${1:-c++}" in
     tail -3 "$p/invariance.txt" "$p/golden.txt"
     tail -12 "$p/torch.txt"
     ;;
-  *) echo "usage: run_all.sh c++|py"; exit 2 ;;
+  sparse)
+    sp=$out/sparse
+    mkdir -p "$sp/sanitizer"
+    timeout 420 build-device/sparse_mla_check --bench --out "$sp" > "$sp/check.txt" 2>&1 || status=1
+    timeout 60 compute-sanitizer --tool memcheck --error-exitcode 3 build-device/sparse_mla_check --quick \
+      --filter "T=100" --out "$sp/sanitizer" > "$sp/memcheck.txt" 2>&1 || status=1
+    timeout 60 compute-sanitizer --tool racecheck --error-exitcode 3 build-device/sparse_mla_check --quick \
+      --filter "libm=cr H=64 topk=512 T=100 D=512 sink=1 pool=512" --out "$sp/sanitizer" > "$sp/racecheck.txt" 2>&1 ||
+      status=1
+    grep -v PASS "$sp/check.txt" | tail -20
+    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$sp/memcheck.txt" "$sp/racecheck.txt"
+    ;;
+  *) echo "usage: run_all.sh c++|py|sparse"; exit 2 ;;
 esac
 (cd "$out" && tar czf results.tgz --exclude=results.tgz .)
 exit $status

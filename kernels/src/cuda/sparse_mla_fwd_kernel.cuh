@@ -1,0 +1,223 @@
+// kernels/src/cuda/sparse_mla_fwd_kernel.cuh — the sparse MLA forward
+// (sparse_mla.md §3 = attention.md §4 on slot lists): one block per (token,
+// group of 32 heads). Every head of a token shares its list, so a block
+// gathers each 64-slot block of kv rows once for its 32 heads. Per slot block:
+// scores as 2 x 4 micro-tiles of chains over d = 0..D-1 (K == V == kv: the
+// same shared tile serves q.k and p.v), the block max per row over members,
+// p = exp(t - m_new), the rescale, l summed by one owner thread per row in
+// slot order, o += p v as 2 x D/16 micro-tiles over the slots in order. A
+// hole (-1) is not a member: no load, no arithmetic. The sink folds in after
+// the last block (§4.6).
+#pragma once
+
+#include "attention_common.cuh"
+#include "samebits/kernels/sparse_mla/params.hpp"
+
+namespace samebits::kernels::sparse_mla::cuda {
+
+namespace ac = attention::cuda;
+using ac::add_rn;
+using ac::div_rn;
+using ac::fma_rn;
+using ac::kThreads;
+using ac::kTileKeys;
+using ac::ld4;
+using ac::max_identity;
+using ac::max_num;
+using ac::mul_rn;
+using ac::sub_rn;
+
+inline constexpr int kHeadsPerBlock = 32;  // 16 thread rows x 2
+inline constexpr int kRm = kHeadsPerBlock / 16;
+static_assert(kHeadsPerBlock == 16 * kRm && kTileKeys == 64, "tile = 16 x 16 threads of 2 heads x 4 slots");
+
+template <int D>
+struct ForwardSmem {
+  static constexpr int kLd = ac::TileConfig<D>::kLd, kLdP = ac::TileConfig<D>::kLdScores;
+  static constexpr int kQ = 0, kKv = kQ + kHeadsPerBlock * kLd, kP = kKv + kTileKeys * kLd,
+                       kIdx = kP + kHeadsPerBlock * kLdP, kFloats = kIdx + kTileKeys;
+  static constexpr int kBytes = kFloats * 4;
+  static_assert(kBytes <= 227 * 1024, "sparse forward tile fits an H100/H200 block's shared memory");
+};
+
+// Rows idx[0..63] of kv (a hole, idx < 0, reads nothing: +0) widened to
+// binary32 into [64][kLd].
+template <int D, DType T>
+__device__ void gather_rows(float* dst, const void* kv, std::int64_t row_stride, const int* idx) {
+  constexpr int kLd = ac::TileConfig<D>::kLd;
+  constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
+  const bool vector = reinterpret_cast<std::uintptr_t>(kv) % 16 == 0 && row_stride % kVec == 0;
+  if (vector) {
+    for (int e = threadIdx.x; e < kTileKeys * kChunks; e += kThreads) {
+      const int r = e / kChunks, c = (e % kChunks) * kVec;
+      float x[kVec];
+      const int i = idx[r];
+      if (i >= 0) {
+        ac::widen16<T>(__ldg(reinterpret_cast<const uint4*>(static_cast<const char*>(kv) +
+                                                            (static_cast<std::int64_t>(i) * row_stride + c) * kEs)),
+                       x);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) x[k] = 0.0f;
+      }
+#pragma unroll
+      for (int k = 0; k < kVec; k += 4)
+        *reinterpret_cast<float4*>(dst + r * kLd + c + k) = make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+    }
+    return;
+  }
+  for (int e = threadIdx.x; e < kTileKeys * D; e += kThreads) {
+    const int r = e / D, c = e % D, i = idx[r];
+    dst[r * kLd + c] = i >= 0 ? load_as_f32(kv, T, static_cast<std::int64_t>(i) * row_stride + c) : 0.0f;
+  }
+}
+
+template <int D, class L, DType In, DType Out>
+__global__ void __launch_bounds__(kThreads, 1) sparse_mla_forward_kernel(const ForwardParams p) {
+  using Sm = ForwardSmem<D>;
+  constexpr int kLd = Sm::kLd, kLdP = Sm::kLdP, kCols = ac::TileConfig<D>::kColsPerThread;
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  float* sQ = smem + Sm::kQ;
+  float* sKv = smem + Sm::kKv;
+  float* sP = smem + Sm::kP;
+  int* sIdx = reinterpret_cast<int*>(smem + Sm::kIdx);
+
+  const std::int64_t t = blockIdx.x;
+  const int h0 = blockIdx.y * kHeadsPerBlock;
+  const int tid = threadIdx.x, ty = tid / 16, tx = tid % 16;
+  const int valid_heads = min(kHeadsPerBlock, p.heads - h0);
+
+  // q[t, h0 .. h0 + 31, :] as a [32][D] tile (heads are its rows).
+  ac::load_tile<D, In, kHeadsPerBlock>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * dtype_size(In),
+                                       Strides{p.q_stride.head, 0}, h0, valid_heads, 0);
+
+  float l_own = 0.0f;  // l of row ty + 16 * tx, held by its owner (tx < kRm)
+  float m[kRm], o[kRm][kCols];
+  bool started = false;  // one list for every head: the rows start together
+#pragma unroll
+  for (int r = 0; r < kRm; ++r) {
+    m[r] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
+  }
+
+  const std::int32_t* list = p.indices + t * p.indices_row_stride;
+  for (int slot0 = 0; slot0 < p.topk; slot0 += kTileKeys) {
+    __syncthreads();  // the previous block's sKv, sP, sIdx are consumed
+    if (tid < kTileKeys) {
+      const int s = slot0 + tid;
+      int i = s < p.topk ? list[s] : -1;
+      if (i < -1 || i >= p.num_kv) {  // an error: reported, and nothing computed from it
+        if (p.error_flag) atomicOr(p.error_flag, 1);
+        i = -1;
+      }
+      sIdx[tid] = i;
+    }
+    __syncthreads();
+    // A block of holes is skipped (§2): the same answer in every thread.
+    if (__syncthreads_or(tid < kTileKeys && sIdx[tid] >= 0) == 0) continue;
+    gather_rows<D, In>(sKv, p.kv, p.kv_row_stride, sIdx);
+    __syncthreads();
+
+    float s[kRm][4];
+    ac::tile_dots<D, true>(sQ, sKv, ty, tx, s);
+    bool member[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c) member[c] = sIdx[tx + 16 * c] >= 0;
+
+    float m_new[kRm];
+#pragma unroll
+    for (int r = 0; r < kRm; ++r) {
+      float mb = max_identity();
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        s[r][c] = mul_rn(s[r][c], p.scale);  // t = mul(s, scale)
+        mb = member[c] ? max_num(mb, s[r][c]) : mb;
+      }
+#pragma unroll
+      for (int off = 1; off < 16; off <<= 1) mb = max_num(mb, __shfl_xor_sync(0xffffffffu, mb, off));
+      m_new[r] = started ? max_num(m[r], mb) : mb;
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        sP[(ty + 16 * r) * kLdP + tx + 16 * c] = member[c] ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
+      if (started) {
+        const float alpha = L::exp(sub_rn(m[r], m_new[r]));
+        if (tx == r) l_own = mul_rn(l_own, alpha);
+#pragma unroll
+        for (int j = 0; j < kCols; ++j) o[r][j] = mul_rn(o[r][j], alpha);
+      } else if (tx == r) {
+        l_own = 0.0f;
+      }
+    }
+    __syncthreads();
+
+    // l = add(l, p) over the block's members in slot order: the owners only.
+    if (tx < kRm) {
+      const float* prow = sP + (ty + 16 * tx) * kLdP;
+      for (int k = 0; k < kTileKeys; ++k) l_own = sIdx[k] >= 0 ? add_rn(l_own, prow[k]) : l_own;
+    }
+    // o[r][d] = fma(p, kv[d], o[r][d]) over the block's members in slot order.
+    for (int k = 0; k < kTileKeys; ++k) {
+      if (sIdx[k] < 0) continue;  // uniform across the block
+      float vv[kCols];
+#pragma unroll
+      for (int j = 0; j < kCols; j += 4) {
+        const float4 x = ld4(sKv + k * kLd + ac::col_of(tx, j));
+        vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
+      }
+#pragma unroll
+      for (int r = 0; r < kRm; ++r) {
+        const float pk = sP[(ty + 16 * r) * kLdP + k];
+#pragma unroll
+        for (int j = 0; j < kCols; ++j) o[r][j] = fma_rn(pk, vv[j], o[r][j]);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kRm; ++r) m[r] = m_new[r];
+    started = true;
+  }
+
+  // Finish (attention.md §4.5-4.6) and store, each element rounded once.
+  float l[kRm];
+#pragma unroll
+  for (int r = 0; r < kRm; ++r) l[r] = __shfl_sync(0xffffffffu, l_own, (tid & 16) + r);
+#pragma unroll
+  for (int r = 0; r < kRm; ++r) {
+    const int h = h0 + ty + 16 * r;
+    if (h >= p.heads) continue;
+    const float sigma = p.sink ? p.sink[h] : 0.0f;
+    float lse, lse_excl;
+    if (!started) {
+      lse_excl = __int_as_float(0xff800000);              // -inf: the list has no member
+      lse = p.sink ? sigma : __int_as_float(0xff800000);  // with a sink: o = +0, lse = sigma
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
+    } else {
+      float mr = m[r], lr = l[r];
+      lse_excl = add_rn(mr, L::log(lr));
+      if (p.sink) {
+        const float m_f = max_num(mr, sigma);
+        const float alpha = L::exp(sub_rn(mr, m_f));
+        lr = add_rn(mul_rn(lr, alpha), L::exp(sub_rn(sigma, m_f)));
+#pragma unroll
+        for (int j = 0; j < kCols; ++j) o[r][j] = mul_rn(o[r][j], alpha);
+        mr = m_f;
+        lse = add_rn(mr, L::log(lr));
+      } else {
+        lse = lse_excl;
+      }
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) o[r][j] = div_rn(o[r][j], lr);
+    }
+    const std::int64_t base = t * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) store_from_f32(p.o, Out, base + ac::col_of(tx, j), o[r][j]);
+    if (tx == 0) {
+      p.lse[t * p.heads + h] = canonical(lse);
+      if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(lse_excl);
+    }
+  }
+}
+
+}  // namespace samebits::kernels::sparse_mla::cuda
