@@ -50,32 +50,35 @@ INT_TICKET = 'global_atomic_add'  # exactly this mnemonic: integer add (the floa
 
 
 def kernels(asm):
-    """{name: (body instructions, descriptor {key: value})} for every kernel of an assembly file."""
-    out = {}
-    lines = asm.splitlines()
-    names = [m.group(1) for m in (re.match(r'^\s*\.amdhsa_kernel\s+(\S+)', l) for l in lines) if m]
-    for name in names:
-        start = next((i for i, l in enumerate(lines) if l.split(';')[0].strip() == name + ':'), None)
-        if start is None:
-            out[name] = (None, {})
+    """{name: (body instructions, descriptor {key: value})} for every kernel of an assembly file
+    (one pass: a kernel's body runs from its label to the next .Lfunc_end, its descriptor from
+    .amdhsa_kernel NAME to .end_amdhsa_kernel)."""
+    names, bodies, descs = [], {}, {}
+    body = desc = None
+    for l in asm.splitlines():
+        s = l.split(';')[0].strip()
+        if desc is not None:
+            if s.startswith('.end_amdhsa_kernel'):
+                desc = None
+            else:
+                parts = s.split()
+                if len(parts) >= 2:
+                    desc[parts[0]] = parts[1]
             continue
-        body = []
-        for l in lines[start + 1:]:
-            if re.match(r'^\.Lfunc_end\d+:', l):
-                break
-            s = l.split(';')[0].strip()
-            if s and not s.startswith('.') and not s.endswith(':'):
+        m = re.match(r'^\.amdhsa_kernel\s+(\S+)$', s)
+        if m:
+            names.append(m.group(1))
+            desc = descs[m.group(1)] = {}
+            continue
+        if body is not None:
+            if re.match(r'^\.Lfunc_end\d+:', s):
+                body = None
+            elif s and not s.startswith('.') and not s.endswith(':'):
                 body.append(s)
-        desc = {}
-        d0 = next(i for i, l in enumerate(lines) if re.match(r'^\s*\.amdhsa_kernel\s+' + re.escape(name) + r'\s*$', l))
-        for l in lines[d0 + 1:]:
-            if l.strip().startswith('.end_amdhsa_kernel'):
-                break
-            parts = l.split()
-            if len(parts) >= 2:
-                desc[parts[0]] = parts[1]
-        out[name] = (body, desc)
-    return out
+            continue
+        if s.endswith(':') and not s.startswith('.'):
+            body = bodies[s[:-1]] = []
+    return {n: (bodies.get(n), descs[n]) for n in names}
 
 
 def violations(name, body, desc, arch):
