@@ -8,8 +8,8 @@
 namespace samebits::kernels::attention::cuda {
 
 template <int D, DType In, DType OutO>
-__global__ void __launch_bounds__(kThreads) attention_bwd_delta_kernel(const BackwardParams p) {
-  const std::int64_t task = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_bwd_delta_kernel(const BackwardParams p) {
+  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
   if (task >= p.total_q * p.hq) return;
   const std::int64_t row = task / p.hq;
   const int h = static_cast<int>(task % p.hq);

@@ -9,8 +9,8 @@
 namespace samebits::kernels::attention::cuda {
 
 template <int D, DType Grad>
-__global__ void __launch_bounds__(kThreads) attention_bwd_fold_kernel(const BackwardParams p) {
-  const std::int64_t task = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_bwd_fold_kernel(const BackwardParams p) {
+  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
   if (task >= p.total_k * p.hkv * D) return;
   const int d = static_cast<int>(task % D);
   const std::int64_t jg = task / D;

@@ -55,11 +55,11 @@ SAMEBITS_DEVICE_FUNC int* dq_flag(const BackwardParams& p, std::int64_t q0, int 
 }
 
 template <int D, class L, DType In>
-__global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const BackwardParams p) {
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_bwd_kernel(const BackwardParams p) {
   using Cfg = TileConfig<D>;
   using Sm = BackwardSmem<D, In>;
   constexpr int kLd = Cfg::kLd, kCols = Cfg::kColsPerThread;
-  extern __shared__ float4 smem4[];
+  extern SAMEBITS_SHARED float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   float* sK = smem + Sm::kK;
   float* sV = smem + Sm::kV;
@@ -73,9 +73,9 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
   float* stage_do = smem + Sm::kStageDo;
   int* sTicket = reinterpret_cast<int*>(smem + Sm::kTicket);
 
-  const int tid = threadIdx.x, ty = tid / 16, tx = tid % 16;
-  if (tid == 0) *sTicket = atomicAdd(p.dq_flags + p.total_q * p.hq, 1);
-  __syncthreads();
+  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
+  if (tid == 0) *sTicket = gpu::fetch_add_agent(p.dq_flags + p.total_q * p.hq, 1);
+  gpu::block_barrier();
   const int ticket = *sTicket;
   const int per_block = p.hq * p.num_seqs;
   const int kb = ticket / per_block, h = ticket % p.hq, seq_index = (ticket % per_block) / p.hq;
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
   const int key0 = kb * kTileKeys;
   if (key0 >= seq.lk) return;
   const int g = h / (p.hq / p.hkv);
-  const int valid_keys = min(kTileKeys, seq.lk - key0);
+  const int valid_keys = gpu::min_int(kTileKeys, seq.lk - key0);
 
   load_tile<D, In>(sK, p.k, p.k_stride, seq.k0 + key0, valid_keys, g);
   load_tile<D, In>(sV, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
   }
 
   // Rows before first_row hold none of these keys (their lists end earlier).
-  const int first_row = p.causal ? max(0, key0 - (seq.lk - seq.lq)) : 0;
+  const int first_row = p.causal ? gpu::max_int(0, key0 - (seq.lk - seq.lq)) : 0;
   const int first_tile = first_row / kTileRows;
   const bool staged =
       kStaged<In> && vector_readable<In>(p.q, p.q_stride) && vector_readable<In>(p.dout, p.dout_stride);
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
   float next_lse = 0.0f, next_delta = 0.0f;
   auto prefetch_tile = [&](int qrow0) {
     if (qrow0 < seq.lq) {
-      const int valid_rows = min(kTileRows, seq.lq - qrow0);
+      const int valid_rows = gpu::min_int(kTileRows, seq.lq - qrow0);
       if (staged) {
         stage_tile_async<D, In>(stage_q, p.q, p.q_stride, seq.q0 + qrow0, valid_rows, h);
         stage_tile_async<D, In>(stage_do, p.dout, p.dout_stride, seq.q0 + qrow0, valid_rows, h);
@@ -124,20 +124,20 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
         next_delta = p.delta[(seq.q0 + qrow0 + tid) * p.hq + h];
       }
     }
-    if (staged) cp_async_commit();
+    if (staged) gpu::copy_async_commit();
   };
   prefetch_tile(first_tile * kTileRows);
 
   for (int tile = first_tile; tile * kTileRows < seq.lq; ++tile) {
     const int qrow0 = tile * kTileRows;
-    const int valid_rows = min(kTileRows, seq.lq - qrow0);
+    const int valid_rows = gpu::min_int(kTileRows, seq.lq - qrow0);
     if (staged) {
-      cp_async_wait_all();
-      __syncthreads();  // the tile is staged; the previous tile's shared data are consumed
+      gpu::copy_async_wait_all();
+      gpu::block_barrier();  // the tile is staged; the previous tile's shared data are consumed
       widen_staged_tile<D, In>(sQ, stage_q, valid_rows);
       widen_staged_tile<D, In>(sDo, stage_do, valid_rows);
     } else {
-      __syncthreads();  // the previous tile's shared data are consumed
+      gpu::block_barrier();  // the previous tile's shared data are consumed
       load_tile<D, In>(sQ, p.q, p.q_stride, seq.q0 + qrow0, valid_rows, h);
       load_tile<D, In>(sDo, p.dout, p.dout_stride, seq.q0 + qrow0, valid_rows, h);
     }
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
       sLse[tid] = ok ? next_lse : 0.0f;
       sDelta[tid] = ok ? next_delta : 0.0f;
     }
-    __syncthreads();  // sQ, sDo, sLse, sDelta ready; the staging buffers are free
+    gpu::block_barrier();  // sQ, sDo, sLse, sDelta ready; the staging buffers are free
     prefetch_tile(qrow0 + kTileRows);
 
     float s[4][4], dp[4][4];
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
       *reinterpret_cast<float4*>(sP + x * kLdTransposed + ty * 4) = make_float4(pr[0], pr[1], pr[2], pr[3]);
       *reinterpret_cast<float4*>(sDs + x * kLdTransposed + ty * 4) = make_float4(ds[0], ds[1], ds[2], ds[3]);
     }
-    __syncthreads();
+    gpu::block_barrier();
 
     // Every (row, key) of the tile a member: no predicates (a full key block:
     // the dq segment runs over all 64 keys).
@@ -222,10 +222,10 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
     // columns col_of(tx, j); after key block kb - 1's segment (the flag).
     int* flag = dq_flag(p, seq.q0, tile, h);
     if (tid == 0) {
-      while (load_acquire_gpu(flag) < kb) {
+      while (gpu::load_acquire_agent(flag) < kb) {
       }
     }
-    __syncthreads();
+    gpu::block_barrier();
     {
       int n[4];
       float acc[4][kCols];
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
 #pragma unroll
         for (int j = 0; j < kCols; j += 4) {
           float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-          if (n[r] > key0) x = load_l2(a + col_of(tx, j));
+          if (n[r] > key0) x = gpu::load_coherent(a + col_of(tx, j));
           acc[r][j] = x.x; acc[r][j + 1] = x.y; acc[r][j + 2] = x.z; acc[r][j + 3] = x.w;
         }
       }
@@ -285,14 +285,14 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
         float* a = p.dq_accum + (seq.q0 + qrow0 + ty * 4 + r) * row_stride + static_cast<std::int64_t>(h) * D;
 #pragma unroll
         for (int j = 0; j < kCols; j += 4)
-          store_l2(a + col_of(tx, j), make_float4(acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]));
+          gpu::store_coherent(a + col_of(tx, j), make_float4(acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]));
       }
     }
-    __threadfence();
-    __syncthreads();  // every thread's segment is stored and fenced
-    if (tid == 0) store_release_gpu(flag, kb + 1);
+    gpu::fence_agent();
+    gpu::block_barrier();  // every thread's segment is stored and fenced
+    if (tid == 0) gpu::store_release_agent(flag, kb + 1);
   }
-  if (staged) cp_async_wait_all();  // no copy outlives the block
+  if (staged) gpu::copy_async_wait_all();  // no copy outlives the block
 
 #pragma unroll
   for (int r = 0; r < 4; ++r) {
@@ -311,8 +311,8 @@ __global__ void __launch_bounds__(kThreads, 1) attention_bwd_kernel(const Backwa
 // list is empty kept their +0 (the workspace is cleared before the kernel).
 // One thread per (row, head, column).
 template <int D, DType Grad>
-__global__ void __launch_bounds__(kThreads) attention_bwd_dq_finish_kernel(const BackwardParams p) {
-  const std::int64_t task = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_bwd_dq_finish_kernel(const BackwardParams p) {
+  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
   if (task >= p.total_q * p.hq * D) return;
   const int d = static_cast<int>(task % D);
   const std::int64_t rh = task / D;

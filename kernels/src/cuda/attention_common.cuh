@@ -1,25 +1,46 @@
 // kernels/src/cuda/attention_common.cuh — what the attention kernels share:
 // the tile configuration, the libm policies as device functors, the sequence
 // a block works on, membership (§1) and the tile loads.
+//
+// Vendor-neutral: the kernels of this folder compile with nvcc (CUDA, sm_90)
+// and with clang -x hip for AMD (kernels/src/hip/attention_kernels.hip); every
+// thread index, barrier, lane exchange, vector type, memory-ordering and
+// copy instruction comes from samebits/gpu (thread.hpp, memory.hpp, math.hpp:
+// inline PTX in gpu/arch/nvptx.hpp, clang builtins in gpu/arch/amdgpu.hpp),
+// the arithmetic from gpu/ieee.hpp. No vendor test in any function body.
 #pragma once
 
 #include <cstdint>
 
+#include "samebits/gpu/backend.hpp"
+#include "samebits/gpu/ieee.hpp"
+#include "samebits/gpu/math.hpp"
+#include "samebits/gpu/memory.hpp"
+#include "samebits/gpu/thread.hpp"
 #include "samebits/kernels/attention/contract.hpp"
 #include "samebits/kernels/attention/params.hpp"
 #include "samebits/kernels/dtype.hpp"
-#include "samebits/libm/arch/ieee.hpp"
 #include "samebits/libm/cr.hpp"
+#include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/nvcc.hpp"
-#include "ptx_ops.cuh"
 
+// The namespace keeps its name (`cuda`) on AMD too: the kernels' symbols, and
+// hence the PTX, stay what they were.
 namespace samebits::kernels::attention::cuda {
 
-using arch::add_rn;
-using arch::div_rn;
-using arch::fma_rn;
-using arch::mul_rn;
-using arch::sub_rn;
+using gpu::add_rn;
+using gpu::div_rn;
+using gpu::fma_rn;
+using gpu::mul_rn;
+using gpu::sub_rn;
+using gpu::float4;
+using gpu::make_float4;
+using gpu::max_num;  // IEEE maxNum, never flushed (§4.2): max.f32 without .ftz on NVIDIA
+using gpu::uint4;
+
+// The identity of max_num: a quiet NaN (maxNum(NaN, x) = x for every x, and
+// the result stays NaN only when every member's score is NaN, as §4.2 says).
+SAMEBITS_DEVICE_FUNC float max_identity() { return fp::from_bits(0x7fffffffu); }
 
 // ---- libm policies (§7): the very functions the CPU reference calls --------
 struct NvccExpLog {
@@ -32,6 +53,9 @@ struct CrExpLog {
   SAMEBITS_DEVICE_FUNC static float exp(float x) { return samebits::cr::expf(x); }
   SAMEBITS_DEVICE_FUNC static float log(float x) { return samebits::cr::logf(x); }
 };
+// NvccExpLog computes with PTX's MUFU instructions (ex2/lg2.approx.ftz) on the
+// device: NVIDIA only; the HIP build instantiates CrExpLog and a hipcc policy
+// (kernels/src/hip/attention_kernels.hip).
 
 // ---- tiles -----------------------------------------------------------------
 // Every kernel: 256 threads as a 16 x 16 grid (ty = tid / 16, tx = tid % 16).
@@ -108,7 +132,7 @@ SAMEBITS_DEVICE_FUNC void widen16(const uint4& u, float (&x)[16 / dtype_size(T)]
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     if constexpr (T == DType::f32) {
-      x[k] = __uint_as_float(w[k]);
+      x[k] = fp::from_bits(w[k]);
     } else {
       const auto lo = static_cast<std::uint16_t>(w[k] & 0xffffu), hi = static_cast<std::uint16_t>(w[k] >> 16);
       x[2 * k] = T == DType::bf16 ? bf16_to_f32(lo) : f16_to_f32(lo);
@@ -135,12 +159,12 @@ SAMEBITS_DEVICE_FUNC void load_tile(float* dst, const void* base, Strides st, st
   constexpr int kLd = TileConfig<D>::kLd;
   constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
   if (vector_readable<T>(base, st)) {
-    for (int e = threadIdx.x; e < kRows * kChunks; e += kThreads) {
+    for (int e = gpu::threadIdx.x; e < kRows * kChunks; e += kThreads) {
       const int r = e / kChunks, c = (e % kChunks) * kVec;
       float x[kVec];
       if (r < valid) {
         const std::int64_t i = (row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c;
-        widen16<T>(__ldg(reinterpret_cast<const uint4*>(static_cast<const char*>(base) + i * kEs)), x);
+        widen16<T>(gpu::load_readonly(reinterpret_cast<const uint4*>(static_cast<const char*>(base) + i * kEs)), x);
       } else {
 #pragma unroll
         for (int k = 0; k < kVec; ++k) x[k] = 0.0f;
@@ -151,7 +175,7 @@ SAMEBITS_DEVICE_FUNC void load_tile(float* dst, const void* base, Strides st, st
     }
     return;
   }
-  for (int e = threadIdx.x; e < kRows * D; e += kThreads) {
+  for (int e = gpu::threadIdx.x; e < kRows * D; e += kThreads) {
     const int r = e / D, c = e % D;
     float x = 0.0f;
     if (r < valid) x = load_as_f32(base, T, (row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c);
@@ -162,7 +186,8 @@ SAMEBITS_DEVICE_FUNC void load_tile(float* dst, const void* base, Strides st, st
 // The same tile in two steps, so that its global latency hides behind the
 // previous tile's arithmetic: stage_tile_async copies the rows below `valid`
 // as stored (16-bit elements, [kRows][D] unpadded) into a shared staging
-// buffer with cp.async; after cp_async_wait_all() and a barrier,
+// buffer with cp.async (gpu::copy_async_16; on AMD a synchronous copy); after
+// gpu::copy_async_wait_all() and a barrier,
 // widen_staged_tile widens them into [kRows][kLd] exactly as load_tile
 // would (rows at or past `valid`: +0). Only for 16-bit inputs read as 16-byte
 // words (vector_readable): an fp32 staging buffer would not fit beside the
@@ -176,17 +201,17 @@ template <int D, DType T, int kRows = 64>
 SAMEBITS_DEVICE_FUNC void stage_tile_async(void* staging, const void* base, Strides st, std::int64_t row0, int valid,
                                            int h) {
   constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
-  for (int e = threadIdx.x; e < valid * kChunks; e += kThreads) {
+  for (int e = gpu::threadIdx.x; e < valid * kChunks; e += kThreads) {
     const int r = e / kChunks, c = (e % kChunks) * kVec;
     const std::int64_t i = (row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c;
-    cp_async_16(static_cast<char*>(staging) + (r * D + c) * kEs, static_cast<const char*>(base) + i * kEs);
+    gpu::copy_async_16(static_cast<char*>(staging) + (r * D + c) * kEs, static_cast<const char*>(base) + i * kEs);
   }
 }
 template <int D, DType T, int kRows = 64>
 SAMEBITS_DEVICE_FUNC void widen_staged_tile(float* dst, const void* staging, int valid) {
   constexpr int kLd = TileConfig<D>::kLd;
   constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
-  for (int e = threadIdx.x; e < kRows * kChunks; e += kThreads) {
+  for (int e = gpu::threadIdx.x; e < kRows * kChunks; e += kThreads) {
     const int r = e / kChunks, c = (e % kChunks) * kVec;
     float x[kVec];
     if (r < valid) {

@@ -28,12 +28,12 @@ struct ForwardSmem {
 };
 
 template <int D, int RM, class L, DType In, DType Out>
-__global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const ForwardParams p) {
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_forward_kernel(const ForwardParams p) {
   using Cfg = TileConfig<D>;
   using Sm = ForwardSmem<D, RM, In>;
   constexpr int kRows = Sm::kRows;
   constexpr int kLd = Cfg::kLd, kCols = Cfg::kColsPerThread, kLdP = Cfg::kLdScores;
-  extern __shared__ float4 smem4[];
+  extern SAMEBITS_SHARED float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   float* sQ = smem + Sm::kQ;
   float* sK = smem + Sm::kK;
@@ -42,20 +42,20 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
   float* stage_k = smem + Sm::kStageK;
   float* stage_v = smem + Sm::kStageV;
 
-  const Sequence seq = sequence_of(p, blockIdx.z);
+  const Sequence seq = sequence_of(p, gpu::blockIdx.z);
   // Heaviest tiles (latest rows: longest causal lists) first.
-  const int row0 = (gridDim.x - 1 - blockIdx.x) * kRows;
+  const int row0 = (gpu::gridDim.x - 1 - gpu::blockIdx.x) * kRows;
   if (row0 >= seq.lq) return;
-  const int h = blockIdx.y, g = h / (p.hq / p.hkv);
-  const int tid = threadIdx.x, ty = tid / 16, tx = tid % 16;
-  const int valid_rows = min(kRows, seq.lq - row0);
+  const int h = gpu::blockIdx.y, g = h / (p.hq / p.hkv);
+  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
+  const int valid_rows = gpu::min_int(kRows, seq.lq - row0);
 
   int n[RM];  // list lengths of the thread's rows
   int n_min = 1 << 30;
 #pragma unroll
   for (int r = 0; r < RM; ++r) {
     n[r] = list_length(seq, row0 + ty + 16 * r, p.causal);
-    n_min = min(n_min, n[r]);
+    n_min = gpu::min_int(n_min, n[r]);
   }
   // Lists grow with the row (causal) or are all Lk: the tile's last row has the longest.
   const int tile_n = list_length(seq, row0 + valid_rows - 1, p.causal);
@@ -81,28 +81,28 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
   const bool staged = kStaged<In> && vector_readable<In>(p.k, p.k_stride) && vector_readable<In>(p.v, p.v_stride);
   auto stage_block = [&](int key0) {
     if (key0 < tile_n) {
-      const int valid_keys = min(kTileKeys, seq.lk - key0);
+      const int valid_keys = gpu::min_int(kTileKeys, seq.lk - key0);
       stage_tile_async<D, In>(stage_k, p.k, p.k_stride, seq.k0 + key0, valid_keys, g);
       stage_tile_async<D, In>(stage_v, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
     }
-    cp_async_commit();
+    gpu::copy_async_commit();
   };
   if (staged) stage_block(0);
 
   for (int key0 = 0; key0 < tile_n; key0 += kTileKeys) {
-    const int valid_keys = min(kTileKeys, seq.lk - key0);
+    const int valid_keys = gpu::min_int(kTileKeys, seq.lk - key0);
     if (staged) {
-      cp_async_wait_all();
-      __syncthreads();  // block key0 is staged; the previous block's sK, sV, sP are consumed
+      gpu::copy_async_wait_all();
+      gpu::block_barrier();  // block key0 is staged; the previous block's sK, sV, sP are consumed
       widen_staged_tile<D, In>(sK, stage_k, valid_keys);
       widen_staged_tile<D, In>(sV, stage_v, valid_keys);
-      __syncthreads();  // sK, sV ready; the staging buffers are free
+      gpu::block_barrier();  // sK, sV ready; the staging buffers are free
       stage_block(key0 + kTileKeys);
     } else {
-      __syncthreads();  // the previous block's sK, sV, sP are consumed
+      gpu::block_barrier();  // the previous block's sK, sV, sP are consumed
       load_tile<D, In>(sK, p.k, p.k_stride, seq.k0 + key0, valid_keys, g);
       load_tile<D, In>(sV, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
-      __syncthreads();
+      gpu::block_barrier();
     }
 
     float s[RM][4];
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
         mb = member ? max_num(mb, s[r][c]) : mb;
       }
 #pragma unroll
-      for (int off = 1; off < 16; off <<= 1) mb = max_num(mb, __shfl_xor_sync(0xffffffffu, mb, off));
+      for (int off = 1; off < 16; off <<= 1) mb = max_num(mb, gpu::shuffle_xor(mb, off));
       active[r] = key0 < n[r];  // the block has a member in this row
       m_new[r] = started[r] ? max_num(m[r], mb) : mb;
 #pragma unroll
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
         }
       }
     }
-    __syncthreads();
+    gpu::block_barrier();
 
     // l = add(l, p_k) over the block's members, ascending: the owners only.
     if (tx < RM && key0 < n_own) {
@@ -206,10 +206,10 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
   }
 
   // Finish (§4.5) and store, each element rounded once. Row r's l comes from
-  // its owner, lane r of this half warp.
+  // its owner, lane r of this 16-lane half of the 32-lane group (the warp).
   float l[RM];
 #pragma unroll
-  for (int r = 0; r < RM; ++r) l[r] = __shfl_sync(0xffffffffu, l_own, (tid & 16) + r);
+  for (int r = 0; r < RM; ++r) l[r] = gpu::shuffle_in_group(l_own, (tid & 16) + r);
 #pragma unroll
   for (int r = 0; r < RM; ++r) {
     const int i = row0 + ty + 16 * r;
@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(kThreads, 1) attention_forward_kernel(const Fo
     const std::int64_t row = seq.q0 + i;
     float lse;
     if (!started[r]) {
-      lse = __int_as_float(0xff800000);  // -inf: the list has no member
+      lse = fp::from_bits(0xff800000u);  // -inf: the list has no member
 #pragma unroll
       for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
     } else {

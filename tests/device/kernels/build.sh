@@ -19,9 +19,9 @@ CXX=${CXX:-g++}
 B=${SAMEBITS_DEVICE_BUILD:-build-device}  # experiments: another folder and
 extra=(${SAMEBITS_NVCC_EXTRA:-})            # extra nvcc flags (e.g. -DNAME=VALUE)
 mkdir -p "$B/obj"
-inc=(-Ilibm/include -Ikernels/include)
+inc=(-Ilibm/include -Igpu/include -Ikernels/include)
 nvflags=(-O3 -std=c++20 -gencode arch=compute_90,code=sm_90 -lineinfo -Xcompiler -fPIC "${inc[@]}" "${extra[@]}")
-deps_kernels=$(ls kernels/src/cuda/* kernels/include/samebits/kernels/*.hpp kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/sparse_mla/*.hpp tests/device/kernels/*.cuh)
+deps_kernels=$(ls kernels/src/cuda/* $(find gpu/include -name "*.hpp") kernels/include/samebits/kernels/*.hpp kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/sparse_mla/*.hpp tests/device/kernels/*.cuh)
 deps_libm=$(find libm/include -name '*.hpp')
 
 stale() {  # stale OUTPUT INPUT...: true when OUTPUT is missing or older than an input

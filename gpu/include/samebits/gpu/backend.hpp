@@ -19,10 +19,27 @@
 
 // Kernel and shared-memory qualifiers. clang takes the attribute spelling,
 // which needs no vendor header (HIP device code is built with -nogpuinc).
+//   SAMEBITS_KERNEL    a kernel (not a template: it carries a linkage specification)
+//   SAMEBITS_GLOBAL    the kernel qualifier alone, for kernel templates
+//   SAMEBITS_SHARED    shared memory (LDS on AMD)
+//   SAMEBITS_LAUNCH_BOUNDS(max_threads[, min_blocks])
+//                      the most threads a block is launched with, and on
+//                      NVIDIA the blocks per SM to fit (__launch_bounds__).
+//                      AMD gets the first only (amdgpu_flat_work_group_size
+//                      1..max_threads): its occupancy hint counts waves per
+//                      SIMD, another quantity.
 #if defined(__clang__) && (defined(SAMEBITS_LANG_HIP) || defined(__CUDA__))
 #  define SAMEBITS_KERNEL extern "C++" __attribute__((global))
+#  define SAMEBITS_GLOBAL __attribute__((global))
 #  define SAMEBITS_SHARED __attribute__((shared))
+#  if defined(SAMEBITS_LANG_HIP)
+#    define SAMEBITS_LAUNCH_BOUNDS(max_threads, ...) __attribute__((amdgpu_flat_work_group_size(1, max_threads)))
+#  else
+#    define SAMEBITS_LAUNCH_BOUNDS(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#  endif
 #elif defined(SAMEBITS_LANG_CUDA)
 #  define SAMEBITS_KERNEL __global__
+#  define SAMEBITS_GLOBAL __global__
 #  define SAMEBITS_SHARED __shared__
+#  define SAMEBITS_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
 #endif
