@@ -27,6 +27,7 @@ using ac::max_num;
 using ac::mul_rn;
 using ac::sub_rn;
 
+
 inline constexpr int kHeadsPerBlock = 32;  // 16 thread rows x 2
 inline constexpr int kRm = kHeadsPerBlock / 16;
 static_assert(kHeadsPerBlock == 16 * kRm && kTileKeys == 64, "tile = 16 x 16 threads of 2 heads x 4 slots");
@@ -43,17 +44,17 @@ struct ForwardSmem {
 // Rows idx[0..63] of kv (a hole, idx < 0, reads nothing: +0) widened to
 // binary32 into [64][kLd].
 template <int D, DType T>
-__device__ void gather_rows(float* dst, const void* kv, std::int64_t row_stride, const int* idx) {
+SAMEBITS_DEVICE_FUNC void gather_rows(float* dst, const void* kv, std::int64_t row_stride, const int* idx) {
   constexpr int kLd = ac::TileConfig<D>::kLd;
   constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
   const bool vector = reinterpret_cast<std::uintptr_t>(kv) % 16 == 0 && row_stride % kVec == 0;
   if (vector) {
-    for (int e = threadIdx.x; e < kTileKeys * kChunks; e += kThreads) {
+    for (int e = gpu::threadIdx.x; e < kTileKeys * kChunks; e += kThreads) {
       const int r = e / kChunks, c = (e % kChunks) * kVec;
       float x[kVec];
       const int i = idx[r];
       if (i >= 0) {
-        ac::widen16<T>(__ldg(reinterpret_cast<const uint4*>(static_cast<const char*>(kv) +
+        ac::widen16<T>(gpu::load_readonly(reinterpret_cast<const ac::uint4*>(static_cast<const char*>(kv) +
                                                             (static_cast<std::int64_t>(i) * row_stride + c) * kEs)),
                        x);
       } else {
@@ -62,30 +63,30 @@ __device__ void gather_rows(float* dst, const void* kv, std::int64_t row_stride,
       }
 #pragma unroll
       for (int k = 0; k < kVec; k += 4)
-        *reinterpret_cast<float4*>(dst + r * kLd + c + k) = make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+        *reinterpret_cast<ac::float4*>(dst + r * kLd + c + k) = ac::make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
     }
     return;
   }
-  for (int e = threadIdx.x; e < kTileKeys * D; e += kThreads) {
+  for (int e = gpu::threadIdx.x; e < kTileKeys * D; e += kThreads) {
     const int r = e / D, c = e % D, i = idx[r];
     dst[r * kLd + c] = i >= 0 ? load_as_f32(kv, T, static_cast<std::int64_t>(i) * row_stride + c) : 0.0f;
   }
 }
 
 template <int D, class L, DType In, DType Out>
-__global__ void __launch_bounds__(kThreads, 1) sparse_mla_forward_kernel(const ForwardParams p) {
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kernel(const ForwardParams p) {
   using Sm = ForwardSmem<D>;
   constexpr int kLd = Sm::kLd, kLdP = Sm::kLdP, kCols = ac::TileConfig<D>::kColsPerThread;
-  extern __shared__ float4 smem4[];
+  extern SAMEBITS_SHARED ac::float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   float* sQ = smem + Sm::kQ;
   float* sKv = smem + Sm::kKv;
   float* sP = smem + Sm::kP;
   int* sIdx = reinterpret_cast<int*>(smem + Sm::kIdx);
 
-  const std::int64_t t = blockIdx.x;
-  const int h0 = blockIdx.y * kHeadsPerBlock;
-  const int tid = threadIdx.x, ty = tid / 16, tx = tid % 16;
+  const std::int64_t t = gpu::blockIdx.x;
+  const int h0 = gpu::blockIdx.y * kHeadsPerBlock;
+  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
   const int valid_heads = min(kHeadsPerBlock, p.heads - h0);
 
   // q[t, h0 .. h0 + 31, :] as a [32][D] tile (heads are its rows).
@@ -104,21 +105,24 @@ __global__ void __launch_bounds__(kThreads, 1) sparse_mla_forward_kernel(const F
 
   const std::int32_t* list = p.indices + t * p.indices_row_stride;
   for (int slot0 = 0; slot0 < p.topk; slot0 += kTileKeys) {
-    __syncthreads();  // the previous block's sKv, sP, sIdx are consumed
+    gpu::block_barrier();  // the previous block's sKv, sP, sIdx are consumed
     if (tid < kTileKeys) {
       const int s = slot0 + tid;
       int i = s < p.topk ? list[s] : -1;
       if (i < -1 || i >= p.num_kv) {  // an error: reported, and nothing computed from it
-        if (p.error_flag) atomicOr(p.error_flag, 1);
+        if (p.error_flag) gpu::fetch_add_agent(p.error_flag, 1);  // an integer count: any nonzero is an error
         i = -1;
       }
       sIdx[tid] = i;
     }
-    __syncthreads();
-    // A block of holes is skipped (§2): the same answer in every thread.
-    if (__syncthreads_or(tid < kTileKeys && sIdx[tid] >= 0) == 0) continue;
+    gpu::block_barrier();
+    // A block of holes is skipped (§2): every thread reads the same 64 entries.
+    bool any_member = false;
+#pragma unroll 8
+    for (int k = 0; k < kTileKeys; ++k) any_member = any_member || sIdx[k] >= 0;
+    if (!any_member) continue;
     gather_rows<D, In>(sKv, p.kv, p.kv_row_stride, sIdx);
-    __syncthreads();
+    gpu::block_barrier();
 
     float s[kRm][4];
     ac::tile_dots<D, true>(sQ, sKv, ty, tx, s);
@@ -136,7 +140,7 @@ __global__ void __launch_bounds__(kThreads, 1) sparse_mla_forward_kernel(const F
         mb = member[c] ? max_num(mb, s[r][c]) : mb;
       }
 #pragma unroll
-      for (int off = 1; off < 16; off <<= 1) mb = max_num(mb, __shfl_xor_sync(0xffffffffu, mb, off));
+      for (int off = 1; off < 16; off <<= 1) mb = max_num(mb, gpu::shuffle_xor(mb, off));
       m_new[r] = started ? max_num(m[r], mb) : mb;
 #pragma unroll
       for (int c = 0; c < 4; ++c)
@@ -150,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, 1) sparse_mla_forward_kernel(const F
         l_own = 0.0f;
       }
     }
-    __syncthreads();
+    gpu::block_barrier();
 
     // l = add(l, p) over the block's members in slot order: the owners only.
     if (tx < kRm) {
@@ -163,7 +167,7 @@ __global__ void __launch_bounds__(kThreads, 1) sparse_mla_forward_kernel(const F
       float vv[kCols];
 #pragma unroll
       for (int j = 0; j < kCols; j += 4) {
-        const float4 x = ld4(sKv + k * kLd + ac::col_of(tx, j));
+        const ac::float4 x = ld4(sKv + k * kLd + ac::col_of(tx, j));
         vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
       }
 #pragma unroll
@@ -181,7 +185,7 @@ __global__ void __launch_bounds__(kThreads, 1) sparse_mla_forward_kernel(const F
   // Finish (attention.md §4.5-4.6) and store, each element rounded once.
   float l[kRm];
 #pragma unroll
-  for (int r = 0; r < kRm; ++r) l[r] = __shfl_sync(0xffffffffu, l_own, (tid & 16) + r);
+  for (int r = 0; r < kRm; ++r) l[r] = gpu::shuffle_in_group(l_own, (tid & 16) + r);
 #pragma unroll
   for (int r = 0; r < kRm; ++r) {
     const int h = h0 + ty + 16 * r;
@@ -189,8 +193,8 @@ __global__ void __launch_bounds__(kThreads, 1) sparse_mla_forward_kernel(const F
     const float sigma = p.sink ? p.sink[h] : 0.0f;
     float lse, lse_excl;
     if (!started) {
-      lse_excl = __int_as_float(0xff800000);              // -inf: the list has no member
-      lse = p.sink ? sigma : __int_as_float(0xff800000);  // with a sink: o = +0, lse = sigma
+      lse_excl = fp::from_bits(0xff800000u);              // -inf: the list has no member
+      lse = p.sink ? sigma : fp::from_bits(0xff800000u);  // with a sink: o = +0, lse = sigma
 #pragma unroll
       for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
     } else {
