@@ -121,19 +121,19 @@ def attention_seeds():
     for i, t in enumerate(('q', 'k', 'v', 'o', 'dout', 'dq', 'dk', 'dv')):
         for pname, pb in (('null', 1), ('mis1', 2), ('mis2', 3), ('mis4', 4), ('top', 5), ('host', 16),
                           ('notcuda', 32)):
-            if i in (0, 3) or pname in ('null', 'host', 'mis4'):
+            if i in (0, 3) or (t in ('k', 'dq', 'dk') and pname in ('null', 'host')):
                 seeds[f'ptr_{t}_{pname}'] = attention_call(True, bf16=False, hkv=2, group=2, lens=(8,),
                                                            tensors={i: (pb, 0)})
     for i, t in enumerate(('lse', 'delta', 'accum_k', 'accum_v')):
-        for pname, pb in (('null', 1), ('mis2', 3), ('host', 16)):
+        for pname, pb in (('null', 1), ('mis2', 3)) if i else (('null', 1), ('mis2', 3), ('host', 16)):
             seeds[f'ptr_{t}_{pname}'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: pb})
     seeds['accum_k_in_alone'] = attention_call(True, lens=(4,), accum_in=1)
     seeds['accum_v_in_alone'] = attention_call(True, lens=(4,), accum_in=2)
     seeds['workspace_null'] = attention_call(True, lens=(4,), workspace=1)
     seeds['workspace_mis'] = attention_call(True, lens=(4,), workspace=8)
     # Strides: heads-major, padded, small random, huge (each), overlapping by one.
-    for i, t in enumerate(('q', 'k', 'o', 'dk')):
-        ti = (0, 1, 3, 6)[i]
+    for i, t in enumerate(('q', 'k', 'dk')):
+        ti = (0, 1, 6)[i]
         for sname, sb in (('heads_major', 1), ('small', 3), ('rowm1', 8), ('headm1', 9), ('hugehead', 6),
                           ('hugerow', 7), ('scaled', 11)):
             seeds[f'stride_{t}_{sname}'] = attention_call(True, hkv=2, group=2, lens=(6, 2),

@@ -52,11 +52,13 @@ ka::HostSeqlens host_of(const samebits_attention_problem* p) {
   return ka::HostSeqlens{p->cu_seqlens_q_host, p->cu_seqlens_k_host};
 }
 
+#if !defined(SAMEBITS_WITH_CUDA)
 int32_t not_built(const char* fn) {
   return fail(SAMEBITS_NOT_BUILT, std::string(fn) +
                                       ": this samebits library was built without the CUDA kernels "
                                       "(configure with meson -Dcuda=enabled)");
 }
+#endif
 
 template <class F>
 int32_t guarded(const char* fn, F&& f) {
