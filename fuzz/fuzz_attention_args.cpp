@@ -261,7 +261,7 @@ struct Call {
   Problem p;
   bool backward = false;
   TensorArg q{"q"}, k{"k"}, v{"v"}, o{"o"}, dout{"dout"}, dq{"dq"}, dk{"dk"}, dv{"dv"};
-  FakePtr lse, delta, accum_k, accum_v, accum_k_in, accum_v_in;
+  FakePtr lse, delta, accum_k, accum_v, accum_k_in, accum_v_in, dq_accum, dq_flags;
   // C ABI only
   FakePtr workspace;
   std::int64_t workspace_bytes = 0;
@@ -300,6 +300,10 @@ Violations model_cpp(const Call& c, bool kinds) {
     model_address("accum_k workspace", c.accum_k, accum_elems * 4, 4, v, kinds);
     model_address("accum_v workspace", c.accum_v, accum_elems * 4, 4, v, kinds);
   }
+  // dq's accumulators [total_q, hq, D] fp32, 16-byte aligned, and flags
+  // [total_q * hq + 1] int32 (never empty).
+  if (lse_elems > 0) model_address("dq_accum workspace", c.dq_accum, lse_elems * d * 4, 16, v, kinds);
+  model_address("dq_flags workspace", c.dq_flags, (lse_elems + 1) * 4, 4, v, kinds);
   if ((c.accum_k_in.addr == 0) != (c.accum_v_in.addr == 0))
     v.push_back({"accum_k_in and accum_v_in together", kInvalid, {"accum_k_in"}});
   else if (c.accum_k_in.addr && accum_elems > 0) {
@@ -509,16 +513,19 @@ Call decode(Reader& r, KindTable& kinds) {
   if (in % 4 == 3 && (in & 4)) c.accum_k_in = c.accum_k, c.accum_v_in = c.accum_v;  // in place (allowed)
   // Workspace of the C ABI: 256-aligned base, its size what it needs or not.
   c.workspace = decode_ptr(r, 31, nullptr);  // the C ABI without CUDA asks no kinds
-  // Two fake pointers may share an address (the fixed ones near the top):
-  // the kind is the address's, as the callback answers it.
-  for (FakePtr* f : {&c.q.ptr, &c.k.ptr, &c.v.ptr, &c.o.ptr, &c.dout.ptr, &c.dq.ptr, &c.dk.ptr, &c.dv.ptr, &c.lse,
-                     &c.delta, &c.accum_k, &c.accum_v, &c.accum_k_in, &c.accum_v_in}) {
-    const kv::MemoryKind m = KindTable::query(reinterpret_cast<const void*>(f->addr), &kinds);
-    f->kind = m == kv::MemoryKind::device ? kDevice : m == kv::MemoryKind::host ? kHost : kNotCuda;
-  }
   const std::int64_t need = samebits_attention_backward_workspace_bytes(tq, tk, p.hq, d);
   const std::uint8_t wb = r.u8();
   c.workspace_bytes = wb < 200 ? need : wb < 220 ? need - 1 : wb < 240 ? INT64_MAX : static_cast<std::int64_t>(r.u64());
+  // dq's workspaces (read last: inputs from before they existed decode as before).
+  c.dq_accum = decode_ptr(r, 20, &kinds);
+  c.dq_flags = decode_ptr(r, 21, &kinds);
+  // Two fake pointers may share an address (the fixed ones near the top):
+  // the kind is the address's, as the callback answers it.
+  for (FakePtr* f : {&c.q.ptr, &c.k.ptr, &c.v.ptr, &c.o.ptr, &c.dout.ptr, &c.dq.ptr, &c.dk.ptr, &c.dv.ptr, &c.lse,
+                     &c.delta, &c.accum_k, &c.accum_v, &c.accum_k_in, &c.accum_v_in, &c.dq_accum, &c.dq_flags}) {
+    const kv::MemoryKind m = KindTable::query(reinterpret_cast<const void*>(f->addr), &kinds);
+    f->kind = m == kv::MemoryKind::device ? kDevice : m == kv::MemoryKind::host ? kHost : kNotCuda;
+  }
   return c;
 }
 
@@ -576,6 +583,7 @@ void run_cpp(const Call& c, const KindTable& kinds) {
     b.grad_dtype = static_cast<DType>(c.p.grad_dtype);
     b.delta = ptr<float>(c.delta), b.accum_k = ptr<float>(c.accum_k), b.accum_v = ptr<float>(c.accum_v);
     b.accum_k_in = ptr<float>(c.accum_k_in), b.accum_v_in = ptr<float>(c.accum_v_in);
+    b.dq_accum = ptr<float>(c.dq_accum), b.dq_flags = ptr<std::int32_t>(c.dq_flags);
     s = kv::check_backward(b, host_of(c), query);
   }
   static const bool verbose = std::getenv("SAMEBITS_FUZZ_VERBOSE") != nullptr;
@@ -608,7 +616,8 @@ Violations model_c(const Call& c) {
     const i128 need = [&] {
       auto up = [](i128 b) { return (b + 255) / 256 * 256; };
       if (p.total_q < 0 || p.total_k < 0) return i128{-1};
-      return up(i128{p.total_q} * p.hq * 4) + 2 * up(i128{p.total_k} * p.hq * p.d * 4);
+      return up(i128{p.total_q} * p.hq * 4) + 2 * up(i128{p.total_k} * p.hq * p.d * 4) +
+             up(i128{p.total_q} * p.hq * p.d * 4) + up((i128{p.total_q} * p.hq + 1) * 4);
     }();
     if (need < 0 || need > INT64_MAX) v.push_back({"workspace size representable", kInvalid, {"workspace"}});
     else {
@@ -630,6 +639,10 @@ Violations model_c(const Call& c) {
     cc.delta = FakePtr{w};
     cc.accum_k = FakePtr{w + static_cast<std::uintptr_t>(samebits_attention_backward_accum_offset(p.total_q, p.total_k, p.hq, p.d, 0))};
     cc.accum_v = FakePtr{w + static_cast<std::uintptr_t>(samebits_attention_backward_accum_offset(p.total_q, p.total_k, p.hq, p.d, 1))};
+    // dq_accum and dq_flags follow accum_v, each part 256-aligned.
+    auto up = [](i128 b) { return static_cast<std::uintptr_t>((b + 255) / 256 * 256); };
+    cc.dq_accum = FakePtr{cc.accum_v.addr + up(i128{p.total_k} * p.hq * p.d * 4)};
+    cc.dq_flags = FakePtr{cc.dq_accum.addr + up(i128{p.total_q} * p.hq * p.d * 4)};
   }
   // The C ABI runs num_seqs > 65535 through its own checks: the arrays exist
   // only up to kMaxSeqs, and the problem model needs them.

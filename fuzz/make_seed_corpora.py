@@ -39,7 +39,7 @@ def attention_call(backward=False, libm=0, bf16=True, d128=False, causal=False, 
     read with pick_i32 (byte < 200: the valid value, 200+i: the i-th bad one, else a raw u32 after
     it); tensors: {index: (ptr byte, stride byte[, [bytes the stride choice reads]])} for q k v o
     dout dq dk dv; ptrs: {index: byte}
-    for lse delta accum_k accum_v."""
+    for lse delta accum_k accum_v dq_accum dq_flags."""
     picks = picks or {}
     extra = extra or {}
     b = bytearray()
@@ -69,6 +69,8 @@ def attention_call(backward=False, libm=0, bf16=True, d128=False, causal=False, 
     b.append(accum_in)
     b.append(workspace)
     b.append(extra.get('workspace_bytes', 0))
+    for i in (4, 5):  # dq_accum, dq_flags (decoded last)
+        b.append((ptrs or {}).get(i, 0))
     return bytes(b)
 
 
@@ -127,6 +129,12 @@ def attention_seeds():
     for i, t in enumerate(('lse', 'delta', 'accum_k', 'accum_v')):
         for pname, pb in (('null', 1), ('mis2', 3)) if i else (('null', 1), ('mis2', 3), ('host', 16)):
             seeds[f'ptr_{t}_{pname}'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: pb})
+    for i, t in ((4, 'dq_accum'), (5, 'dq_flags')):
+        seeds[f'ptr_{t}_null'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: 1})
+        seeds[f'ptr_{t}_mis2'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: 3})
+        seeds[f'ptr_{t}_host'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: 16})
+    seeds['ptr_dq_accum_mis4'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={4: 4})  # 4- but not 16-aligned
+    seeds['ptr_dq_flags_null_empty'] = attention_call(True, lens=(0,), ptrs={5: 1})  # never empty: total_q*hq + 1
     seeds['accum_k_in_alone'] = attention_call(True, lens=(4,), accum_in=1)
     seeds['accum_v_in_alone'] = attention_call(True, lens=(4,), accum_in=2)
     seeds['workspace_null'] = attention_call(True, lens=(4,), workspace=1)
