@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-22 and sanitizers into OUTDIR
-# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep (and the controls fuzz_libm_planted,
-# fuzz_libm_planted_nvcc), each linked
+# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep, fuzz_attention_args (and the controls
+# fuzz_libm_planted, fuzz_libm_planted_nvcc, fuzz_attention_args_planted), each linked
 # with the oracle's, the registry's and the CLI's JSON adapter's sources compiled the same way.
 #   bash fuzz/build_libfuzzer.sh [OUTDIR]
 # Run one (docs/reliability.md has the runs recorded so far):
@@ -14,7 +14,7 @@ mkdir -p "$out/obj"
 cxx=${CXX_FUZZ:-clang++-22}
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -I libm/include -I oracle/include -I registry/include -I cli/include
-       -I tests/libm/nvcc
+       -I tests/libm/nvcc -I kernels/include -I kernels/src/validate
        -DSAMEBITS_GOLDEN_DIR="\"$(realpath "$out")\"")
 # fuzz_libm checks the nvcc host path against the golden vectors from the H200.
 for v in default ftz; do
@@ -41,3 +41,14 @@ echo "$out/fuzz_libm_planted"
 "$cxx" "${flags[@]}" -DSAMEBITS_FUZZ_PLANTED_NVCC_BUG -fsanitize=fuzzer,address,undefined fuzz/fuzz_libm.cpp \
   "${objs[@]}" -lmpfr -lgmp -lpthread -o "$out/fuzz_libm_planted_nvcc"
 echo "$out/fuzz_libm_planted_nvcc"
+# The attention argument validation and the C ABI (without CUDA), with the
+# CPU reference the C ABI carries (-mavx2 -mfma, as kernels/meson.build builds it).
+"$cxx" "${flags[@]}" -mavx2 -mfma -c kernels/src/reference/attention_reference.cpp -o "$out/obj/attention_reference.o"
+kobjs=("$out/obj/attention_reference.o" "$out"/obj/nvcc_mufu_*.o)
+for v in "" _planted; do
+  def=(); [ -n "$v" ] && def=(-DSAMEBITS_PLANT_VALIDATION_BUG)
+  "$cxx" "${flags[@]}" "${def[@]}" -fsanitize=fuzzer,address,undefined fuzz/fuzz_attention_args.cpp \
+    kernels/src/validate/attention_validate.cpp kernels/src/capi/c_api.cpp "${kobjs[@]}" -lpthread \
+    -o "$out/fuzz_attention_args$v"
+  echo "$out/fuzz_attention_args$v"
+done

@@ -11,6 +11,12 @@ libm/: for each function, the oracle's special inputs (signed zeros,
 tensor_io/: the .npy and .safetensors fixtures of tests/data/compare (valid
   and malformed), and a few truncations of valid ones.
 sweep/: a handful of ranges (start, span, stride|function, threads, filter).
+attention_args/: calls of the attention argument validation, encoded as
+  fuzz_attention_args.cpp decodes them: valid problems (forward and backward,
+  both dtypes and head dims, GQA, several sequences, both stride orders), and
+  each rule broken alone (codes, D, hq/hkv, limits, cu_seqlens, totals,
+  max_seqlen, null/misaligned/host pointers, strides that overlap or overflow,
+  the workspace). Only this part runs without SAMEBITS (`--attention-only`).
 """
 import json
 import os
@@ -21,8 +27,151 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-exe = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'build', 'cli', 'samebits')
+args = [a for a in sys.argv[1:] if a != '--attention-only']
+attention_only = len(args) != len(sys.argv) - 1
+exe = args[0] if args else os.path.join(ROOT, 'build', 'cli', 'samebits')
 out = os.path.join(HERE, 'corpus')
+
+
+def attention_call(backward=False, libm=0, bf16=True, d128=False, causal=False, hkv=1, group=1, lens=(0,),
+                   lens_k=None, picks=None, tensors=None, ptrs=None, accum_in=0, workspace=0, extra=None):
+    """Bytes that fuzz_attention_args decodes as this call. picks: {field: byte} for the fields
+    read with pick_i32 (byte < 200: the valid value, 200+i: the i-th bad one, else a raw u32 after
+    it); tensors: {index: (ptr byte, stride byte[, [bytes the stride choice reads]])} for q k v o
+    dout dq dk dv; ptrs: {index: byte}
+    for lse delta accum_k accum_v dq_accum dq_flags."""
+    picks = picks or {}
+    extra = extra or {}
+    b = bytearray()
+    b.append(int(backward) | int(libm) << 1 | int(not bf16) << 2 | int(d128) << 3 | int(causal) << 4)
+    for f in ('libm', 'in_dtype', 'o_dtype', 'grad_dtype', 'd'):
+        b.append(picks.get(f, 0))
+    b.append((hkv - 1) % 8 | ((group - 1) % 8) << 3)
+    for f in ('hkv', 'hq', 'tile_rows', 'causal'):
+        b.append(picks.get(f, 0))
+    b.append(extra.get('scale', 0))
+    b.append(extra.get('num_seqs', len(lens) - 1))
+    b += bytes(lens)
+    b.append(extra.get('cu_q_start', 0))
+    if lens_k is None:
+        b.append(0)
+    else:
+        b.append(200)
+        b += bytes(lens_k)
+        b.append(0)
+    for f in ('total_q', 'total_k', 'max_q', 'max_k', 'nulls'):
+        b.append(extra.get(f, 0))
+    for i in range(8):
+        p, st, *more = (tensors or {}).get(i, (0, 0))
+        b += bytes([p, st] + (more[0] if more else []))
+    for i in range(4):
+        b.append((ptrs or {}).get(i, 0))
+    b.append(accum_in)
+    b.append(workspace)
+    b.append(extra.get('workspace_bytes', 0))
+    for i in (4, 5):  # dq_accum, dq_flags (decoded last)
+        b.append((ptrs or {}).get(i, 0))
+    return bytes(b)
+
+
+def attention_seeds():
+    seeds = {}
+    # Valid calls.
+    for bwd in (False, True):
+        for bf16 in (True, False):
+            for d128 in (False, True):
+                n = f"valid_{'bwd' if bwd else 'fwd'}_{'bf16' if bf16 else 'f16'}_d{128 if d128 else 64}"
+                seeds[n] = attention_call(bwd, bf16=bf16, d128=d128, hkv=2, group=4, lens=(5, 17, 0, 3))
+    seeds['valid_gqa8_causal'] = attention_call(True, causal=True, hkv=1, group=8, lens=(9,), lens_k=(31,))
+    seeds['valid_heads_major'] = attention_call(False, hkv=2, group=2, lens=(4, 4), tensors={i: (0, 1) for i in range(8)})
+    seeds['valid_padded'] = attention_call(True, hkv=4, group=2, lens=(7, 1), tensors={i: (0, 2) for i in range(8)})
+    seeds['valid_cr_f32_out'] = attention_call(False, libm=1, lens=(3,), picks={'o_dtype': 200})
+    seeds['valid_accum_in'] = attention_call(True, lens=(6,), accum_in=3)
+    seeds['valid_accum_in_place'] = attention_call(True, lens=(6,), accum_in=7)
+    seeds['valid_empty'] = attention_call(True, lens=(0, 0))
+    seeds['valid_tile64'] = attention_call(False, lens=(70,), picks={'tile_rows': 200})
+    # hq % hkv != 0, everything else valid (the planted control's input).
+    for bwd in (False, True):
+        seeds[f"gqa_not_multiple_{'bwd' if bwd else 'fwd'}"] = attention_call(
+            bwd, hkv=2, group=1, lens=(5,), picks={'hq': 207})  # hq = 12, hkv = 2: valid; hkv below
+        seeds[f"gqa_hkv7_{'bwd' if bwd else 'fwd'}"] = attention_call(bwd, hkv=2, group=4, lens=(5,),
+                                                                     picks={'hkv': 205})  # hkv = 7, hq = 8
+        seeds[f"gqa_hkv3_{'bwd' if bwd else 'fwd'}"] = attention_call(bwd, hkv=2, group=4, lens=(2, 3),
+                                                                     picks={'hkv': 202})  # hkv = 3, hq = 8
+    # Each pick broken alone.
+    for f, n in (('libm', 4), ('in_dtype', 4), ('o_dtype', 5), ('grad_dtype', 5), ('d', 6), ('hkv', 7), ('hq', 9),
+                 ('tile_rows', 6), ('causal', 3)):
+        for i in range(n):
+            seeds[f'bad_{f}_{i}'] = attention_call(True, hkv=2, group=2, lens=(4, 2), picks={f: 200 + i})
+    for name, e in (('scale_zero', {'scale': 200}), ('scale_inf', {'scale': 210}), ('scale_nan', {'scale': 220}),
+                    ('scale_neg', {'scale': 230}), ('num_seqs_0', {'num_seqs': 200}),
+                    ('num_seqs_neg', {'num_seqs': 210}), ('num_seqs_min', {'num_seqs': 240}),
+                    ('cu_start', {'cu_q_start': 240}), ('total_q_plus', {'total_q': 1}),
+                    ('total_k_minus', {'total_k': 2}), ('total_q_2p32', {'total_q': 4}),
+                    ('max_q_short', {'max_q': 1}), ('max_k_2p30', {'max_k': 2}), ('max_q_2p30_1', {'max_q': 3}),
+                    ('max_q_more', {'max_q': 5}), ('host_q_null', {'nulls': 251}), ('host_k_null', {'nulls': 252}),
+                    ('dev_cu_q_null', {'nulls': 240}), ('dev_cu_k_null', {'nulls': 245}),
+                    ('ws_short', {'workspace_bytes': 200}), ('ws_max', {'workspace_bytes': 220})):
+        seeds[f'bad_{name}'] = attention_call(True, hkv=1, group=2, lens=(3, 4), extra=e)
+    # cu_seqlens: decreasing, huge (past 2^31: wraps int32), and a long list.
+    seeds['cu_decrease'] = attention_call(False, lens=(5, 241, 2))
+    seeds['cu_huge'] = attention_call(False, lens=(239, 239, 2))
+    seeds['cu_2p31'] = attention_call(False, lens=(232,))
+    seeds['cu_k_decrease'] = attention_call(False, lens=(3, 3), lens_k=(2, 245))
+    # Pointers: null, misaligned by 1, 2 and 4 bytes, near the top of the address space, host
+    # memory, not a CUDA pointer; on each tensor in turn.
+    for i, t in enumerate(('q', 'k', 'v', 'o', 'dout', 'dq', 'dk', 'dv')):
+        for pname, pb in (('null', 1), ('mis1', 2), ('mis2', 3), ('mis4', 4), ('top', 5), ('host', 16),
+                          ('notcuda', 32)):
+            if i in (0, 3) or (t in ('k', 'dq', 'dk') and pname in ('null', 'host')):
+                seeds[f'ptr_{t}_{pname}'] = attention_call(True, bf16=False, hkv=2, group=2, lens=(8,),
+                                                           tensors={i: (pb, 0)})
+    for i, t in enumerate(('lse', 'delta', 'accum_k', 'accum_v')):
+        for pname, pb in (('null', 1), ('mis2', 3)) if i else (('null', 1), ('mis2', 3), ('host', 16)):
+            seeds[f'ptr_{t}_{pname}'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: pb})
+    for i, t in ((4, 'dq_accum'), (5, 'dq_flags')):
+        seeds[f'ptr_{t}_null'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: 1})
+        seeds[f'ptr_{t}_mis2'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: 3})
+        seeds[f'ptr_{t}_host'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={i: 16})
+    seeds['ptr_dq_accum_mis4'] = attention_call(True, hkv=2, group=2, lens=(8,), ptrs={4: 4})  # 4- but not 16-aligned
+    seeds['ptr_dq_flags_null_empty'] = attention_call(True, lens=(0,), ptrs={5: 1})  # never empty: total_q*hq + 1
+    seeds['accum_k_in_alone'] = attention_call(True, lens=(4,), accum_in=1)
+    seeds['accum_v_in_alone'] = attention_call(True, lens=(4,), accum_in=2)
+    seeds['workspace_null'] = attention_call(True, lens=(4,), workspace=1)
+    seeds['workspace_mis'] = attention_call(True, lens=(4,), workspace=8)
+    # Strides: heads-major, padded, small random, huge (each), overlapping by one.
+    for i, t in enumerate(('q', 'k', 'dk')):
+        ti = (0, 1, 6)[i]
+        for sname, sb in (('heads_major', 1), ('small', 3), ('rowm1', 8), ('headm1', 9), ('hugehead', 6),
+                          ('hugerow', 7), ('scaled', 11)):
+            seeds[f'stride_{t}_{sname}'] = attention_call(True, hkv=2, group=2, lens=(6, 2),
+                                                          tensors={ti: (0, sb)})
+    # One kv head and a row stride of 2^53 (the head stride's order flips): the largest offset
+    # overflows int64 unless refused.
+    seeds['stride_k_one_head_huge_row'] = attention_call(False, hkv=1, group=1, lens=(216, 215),
+                                                         tensors={1: (0, 4, [15, 7])})
+    # Strides whose product with the extent overflows int64 (the overlap test's inner * count).
+    seeds['stride_q_overlap_overflow'] = attention_call(False, hkv=1, group=2, lens=(4,),
+                                                        tensors={0: (0, 4, [8, 8])})
+    seeds['stride_q_2p62'] = attention_call(False, hkv=1, group=2, lens=(4,), tensors={0: (0, 4, [8, 7])})
+    # A tensor that ends exactly at the top of the address space (valid), and one past it.
+    seeds['ptr_q_top_exact'] = attention_call(True, bf16=False, hkv=2, group=2, lens=(8,), tensors={0: (5, 0)})
+    for i, t in enumerate(('q', 'k', 'lse')):
+        if t == 'lse':
+            seeds['ptr_lse_top_long'] = attention_call(False, hkv=8, group=8, lens=(30,), ptrs={0: 5})
+        else:
+            seeds[f'ptr_{t}_top_long'] = attention_call(False, hkv=8, group=8, lens=(30,), tensors={i: (5, 0)})
+    # The C ABI backward's workspace for hq near 2^31: its size overflows int64.
+    seeds['workspace_overflow_hq'] = attention_call(True, lens=(216, 215), picks={'hkv': 204, 'hq': 204})
+    return seeds
+
+aa = os.path.join(out, 'attention_args')
+os.makedirs(aa, exist_ok=True)
+for name, data in attention_seeds().items():
+    open(os.path.join(aa, 'seed_' + name), 'wb').write(data)
+if attention_only:
+    print('seed corpus written to', aa)
+    sys.exit(0)
 
 libm = os.path.join(out, 'libm')
 os.makedirs(libm, exist_ok=True)

@@ -21,7 +21,7 @@ extra=(${SAMEBITS_NVCC_EXTRA:-})            # extra nvcc flags (e.g. -DNAME=VALU
 mkdir -p "$B/obj"
 inc=(-Ilibm/include -Igpu/include -Ikernels/include)
 nvflags=(-O3 -std=c++20 -gencode arch=compute_90,code=sm_90 -lineinfo -Xcompiler -fPIC "${inc[@]}" "${extra[@]}")
-deps_kernels=$(ls kernels/src/cuda/* $(find gpu/include -name "*.hpp") kernels/include/samebits/kernels/*.hpp kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/sparse_mla/*.hpp tests/device/kernels/*.cuh)
+deps_kernels=$(ls kernels/src/cuda/* $(find gpu/include -name "*.hpp") kernels/src/validate/*.hpp kernels/include/samebits/kernels/*.h* kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/sparse_mla/*.hpp tests/device/kernels/*.cuh)
 deps_libm=$(find libm/include -name '*.hpp')
 
 stale() {  # stale OUTPUT INPUT...: true when OUTPUT is missing or older than an input
@@ -35,7 +35,7 @@ stale() {  # stale OUTPUT INPUT...: true when OUTPUT is missing or older than an
 pids=()
 host_obj() {  # the CPU reference and the MUFU models, with the host compiler
   local src=$1 out=$B/obj/$(basename "${1%.*}").o
-  if stale "$out" "$src" $deps_libm kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/*.h* kernels/src/reference/*.hpp; then
+  if stale "$out" "$src" $deps_libm kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/*.h* kernels/src/reference/*.hpp kernels/src/validate/*.hpp; then
     "$CXX" -O2 -std=c++20 -mavx2 -mfma -fPIC -DSAMEBITS_WITH_CUDA "${inc[@]}" -c "$src" -o "$out" &
     pids+=($!)
   fi
@@ -56,6 +56,7 @@ host_obj libm/src/nvcc_mufu_lg2.cpp
 host_obj kernels/src/reference/attention_reference.cpp
 host_obj kernels/src/reference/sparse_mla_reference.cpp
 host_obj kernels/src/capi/c_api.cpp
+host_obj kernels/src/validate/attention_validate.cpp
 dev_obj kernels/src/cuda/attention_launch_fwd.cu
 dev_obj kernels/src/cuda/attention_launch_bwd.cu
 dev_obj kernels/src/cuda/attention_api.cu
@@ -68,7 +69,7 @@ for p in "${pids[@]}"; do wait "$p" || status=1; done
 [ $status -eq 0 ] || { echo "build failed" >&2; exit 1; }
 
 kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o
-       "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_api.o
+       "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_api.o "$B"/obj/attention_validate.o
        "$B"/obj/attention_reference.o "$B"/obj/sparse_mla_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
 static=(-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -lpthread)
 "$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/attention_check.o "${kobjs[@]}" -o "$B/attention_check" "${static[@]}"

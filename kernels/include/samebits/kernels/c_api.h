@@ -31,7 +31,8 @@ enum samebits_status {
   SAMEBITS_INVALID_ARGUMENT = 1,
   SAMEBITS_UNSUPPORTED = 2,
   SAMEBITS_CUDA_ERROR = 3,
-  SAMEBITS_NOT_BUILT = 4 /* this library was built without the GPU kernels */
+  SAMEBITS_NOT_BUILT = 4 /* this library was built without the GPU kernels (returned by a call that
+                            passed the whole validation: the other codes say what was refused) */
 };
 enum samebits_dtype { SAMEBITS_F32 = 0, SAMEBITS_BF16 = 1, SAMEBITS_F16 = 2 };
 enum samebits_libm { SAMEBITS_LIBM_NVCC = 0, SAMEBITS_LIBM_CR = 1 };
@@ -77,7 +78,8 @@ int32_t samebits_attention_forward(const samebits_attention_problem* p, samebits
  * the per-head dK/dV accumulators [total_k, hq, d] each (what a context-
  * parallel part hands on), dq's fp32 accumulators [total_q, hq, d] and int32
  * flags [total_q * hq + 1]; each part starts at a multiple of 256 bytes
- * (accum offsets below). The backward clears what it needs cleared. */
+ * (accum offsets below). The backward clears what it needs cleared. Both
+ * return -1 when an argument is negative or the size does not fit int64. */
 int64_t samebits_attention_backward_workspace_bytes(int64_t total_q, int64_t total_k, int32_t hq, int32_t d);
 int64_t samebits_attention_backward_accum_offset(int64_t total_q, int64_t total_k, int32_t hq, int32_t d,
                                                  int32_t which /* 0: accum_k, 1: accum_v */);

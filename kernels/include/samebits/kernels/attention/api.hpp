@@ -2,6 +2,14 @@
 // (docs/kernels/attention.md, policy fma-chain/1): forward and backward over
 // packed variable-length sequences. Every argument is checked on the host
 // before anything is launched: a call that returns an error launched nothing.
+// The checks (kernels/src/validate/, shared with the C ABI): the codes, D, hq
+// and hkv (hq % hkv == 0, hq <= 65535), num_seqs (1..65535), cu_seqlens
+// (start at 0, non-decreasing, ending at total_q / total_k), max_seqlen
+// (bounds every sequence, <= 2^30); each [rows, heads, D] tensor non-null
+// unless empty, aligned to its dtype, device memory, strides positive with
+// the (row, head) spans of D elements nested without overlap (the smaller
+// stride inner), its largest element offset <= INT64_MAX / 4 and its end
+// inside the address space.
 // Launches are asynchronous on `stream` (a cudaStream_t, or null for the
 // default stream); a launch failure is reported as cuda_error.
 #pragma once

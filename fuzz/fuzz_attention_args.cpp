@@ -1,0 +1,698 @@
+// fuzz_attention_args — the attention argument validation
+// (kernels/src/validate/attention_validate.cpp, behind both the C++ host API
+// and the C ABI) on random shapes, strides, dtypes, cu_seqlens, options and
+// pointers. Pointers are fake (never dereferenced); what kind of memory each
+// is (device, host, unknown to CUDA) comes from the input, through the
+// validator's pointer-kind callback, so no GPU is needed.
+//
+// Each input is checked three ways:
+//  - the validator (check_forward / check_backward) against an independent
+//    model of what must be refused, written from docs/kernels/attention.md §2,
+//    api.hpp and c_api.h: it must refuse exactly when the model finds a
+//    violated rule, with the status code of one of the violated rules, and a
+//    message that names that rule's argument;
+//  - what it accepts must be safe for the kernels: every tensor's largest
+//    element offset (computed in __int128) within int64/4, its last byte
+//    inside the address space, its (row, head) spans disjoint (checked
+//    exhaustively when there are at most 4096), the sequences monotone and
+//    inside the totals, the workspace sizes representable;
+//  - the C ABI entry points (samebits_attention_forward / _backward, built
+//    without CUDA: they run the whole validation, pointer kinds excepted, and
+//    return its refusal or SAMEBITS_NOT_BUILT) against the same model plus the
+//    C ABI's own rules.
+// Any disagreement is a finding (abort, "finding: ..." on stderr). With
+// SAMEBITS_FUZZ_VERBOSE set, each call and both verdicts are printed.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attention_validate.hpp"
+#include "samebits/kernels/attention/api.hpp"
+#include "samebits/kernels/c_api.h"
+
+namespace {
+
+namespace ka = samebits::kernels::attention;
+namespace kv = samebits::kernels::attention::validate;
+using samebits::kernels::DType;
+__extension__ typedef __int128 i128;
+
+// --- input decoding: bytes past the end read as 0, and 0 always decodes to
+// the valid choice, so short inputs are well-formed problems. ---
+struct Reader {
+  const std::uint8_t* p;
+  std::size_t n;
+  std::uint8_t u8() {
+    if (!n) return 0;
+    --n;
+    return *p++;
+  }
+  std::uint32_t u32() {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= std::uint32_t{u8()} << (8 * i);
+    return v;
+  }
+  std::uint64_t u64() { return u32() | (std::uint64_t{u32()} << 32); }
+};
+
+const std::int64_t kHugeStrides[] = {0,          -1,        1,         63,          2147483648LL, 4294967296LL,
+                                     1LL << 40,  1LL << 61, 1LL << 62, INT64_MAX,   INT64_MIN,    (1LL << 61) / 3,
+                                     -(1LL << 62), 3,        (1LL << 31) - 1, (1LL << 53)};
+
+enum Kind : std::uint8_t { kDevice = 0, kHost = 1, kNotCuda = 2 };
+
+struct FakePtr {
+  std::uintptr_t addr = 0;
+  Kind kind = kDevice;
+};
+
+struct TensorArg {
+  explicit TensorArg(const char* n) : name(n) {}
+  const char* name;
+  FakePtr ptr;
+  std::int64_t row = 0, head = 0;
+};
+
+// The fake pointers' kinds, for the validator's callback (unknown: device).
+struct KindTable {
+  std::vector<FakePtr> entries;
+  static kv::MemoryKind query(const void* ptr, void* ctx) {
+    const auto* t = static_cast<const KindTable*>(ctx);
+    for (const FakePtr& e : t->entries)
+      if (e.addr == reinterpret_cast<std::uintptr_t>(ptr))
+        return e.kind == kDevice ? kv::MemoryKind::device
+               : e.kind == kHost ? kv::MemoryKind::host
+                                 : kv::MemoryKind::not_cuda;
+    return kv::MemoryKind::device;
+  }
+};
+
+FakePtr decode_ptr(Reader& r, int index, KindTable* kinds) {
+  FakePtr f;
+  const std::uintptr_t base = (static_cast<std::uintptr_t>(index) + 1) << 32;  // 256-aligned, distinct
+  const std::uint8_t c = r.u8();
+  switch (c % 16) {
+    case 1: f.addr = 0; break;
+    case 2: f.addr = base + 1; break;
+    case 3: f.addr = base + 2; break;
+    case 4: f.addr = base + 4; break;
+    case 5: f.addr = UINTPTR_MAX - 4095; break;            // near the top: a large tensor wraps
+    case 6: f.addr = (UINTPTR_MAX - (1ULL << 40)) & ~std::uintptr_t{255}; break;
+    case 7: f.addr = static_cast<std::uintptr_t>(r.u64()); break;
+    case 8: f.addr = base + 128; break;
+    default: f.addr = base; break;
+  }
+  const std::uint8_t k = c >> 4;
+  f.kind = k == 1 ? kHost : k == 2 ? kNotCuda : kDevice;
+  if (!kinds) f.kind = kDevice;
+  else if (f.addr && f.kind != kDevice) kinds->entries.push_back(f);
+  return f;
+}
+
+// Two's-complement arithmetic on strides (the decoder may build any int64).
+std::int64_t wmul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+std::int64_t wadd(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
+void decode_strides(Reader& r, TensorArg& t, std::int64_t rows, std::int64_t heads, int d, const TensorArg* share) {
+  const std::uint8_t c = r.u8();
+  const std::int64_t hd = wmul(heads, d), rd = wmul(rows, d);
+  switch (c % 12) {
+    case 0: t.row = hd, t.head = d; break;                                // [rows, heads, D] contiguous
+    case 1: t.row = d, t.head = rd; break;                                // [heads, rows, D]
+    case 2: t.row = wadd(hd, r.u8()), t.head = d + r.u8() % 8; break;     // padded
+    case 3:
+      t.row = static_cast<std::int64_t>(r.u32() % 4096) - 2;
+      t.head = static_cast<std::int64_t>(r.u32() % 4096) - 2;
+      break;
+    case 4:
+      t.row = kHugeStrides[r.u8() % 16];
+      t.head = kHugeStrides[r.u8() % 16];
+      break;
+    case 5: t.row = static_cast<std::int64_t>(r.u64()), t.head = static_cast<std::int64_t>(r.u64()); break;
+    case 6: t.row = hd, t.head = kHugeStrides[r.u8() % 16]; break;
+    case 7: t.row = kHugeStrides[r.u8() % 16], t.head = d; break;
+    case 8: t.row = wadd(hd, -1), t.head = d; break;
+    case 9: t.row = d, t.head = wadd(rd, -1); break;
+    case 10:
+      if (share) t.row = share->row, t.head = share->head;
+      else t.row = hd, t.head = d;
+      break;
+    default: t.row = wmul(hd, 1 + r.u8() % 4), t.head = wmul(d, 1 + r.u8() % 4); break;
+  }
+}
+
+// --- the model: the rules, each with its status code and the words a
+// refusal must name it by. ---
+struct Violation {
+  std::string rule;
+  ka::StatusCode code;
+  std::vector<std::string> names;
+};
+using Violations = std::vector<Violation>;
+
+constexpr auto kInvalid = ka::StatusCode::invalid_argument;
+constexpr auto kUnsupported = ka::StatusCode::unsupported;
+
+struct Problem {
+  std::int32_t libm = 0, in_dtype = 1, o_dtype = 1, grad_dtype = 1;
+  std::int32_t d = 64, hq = 1, hkv = 1, num_seqs = 1, tile_rows = 0, causal = 0;
+  std::int32_t max_q = 0, max_k = 0;
+  std::int64_t total_q = 0, total_k = 0;
+  float scale = 0.125f;
+  std::vector<std::int32_t> cu_q, cu_k;  // num_seqs + 1 entries when num_seqs is in 1..kMaxSeqs
+  bool host_q_null = false, host_k_null = false;
+  FakePtr dev_cu_q, dev_cu_k;
+};
+
+constexpr std::int32_t kMaxSeqs = 65536;  // arrays longer than the limit 65535 are built
+
+bool code_known(std::int32_t t) { return t == 0 || t == 1 || t == 2; }
+int size_of(std::int32_t t) { return t == 0 ? 4 : 2; }
+
+// The longest sequence (what max_seqlen must bound), in int64.
+std::int64_t longest(const std::vector<std::int32_t>& cu) {
+  std::int64_t m = 0;
+  for (std::size_t s = 1; s < cu.size(); ++s) m = std::max(m, std::int64_t{cu[s]} - cu[s - 1]);
+  return m;
+}
+
+// cu_seqlens (docs §2): num_seqs + 1 entries, starting at 0, non-decreasing,
+// ending at the totals.
+void model_cu(const Problem& p, Violations& v) {
+  const auto& q = p.cu_q;
+  const auto& k = p.cu_k;
+  if (q[0] != 0 || k[0] != 0) v.push_back({"cu_seqlens start at 0", kInvalid, {"cu_seqlens"}});
+  bool monotone = true;
+  for (int s = 0; s < p.num_seqs; ++s) monotone = monotone && q[s + 1] >= q[s] && k[s + 1] >= k[s];
+  if (!monotone) v.push_back({"cu_seqlens non-decreasing", kInvalid, {"cu_seqlens"}});
+  if (q[p.num_seqs] != p.total_q || k[p.num_seqs] != p.total_k)
+    v.push_back({"cu_seqlens[num_seqs] == totals", kInvalid, {"cu_seqlens", "total_q"}});
+}
+
+// The problem's rules (api.hpp / params.hpp / docs §2), for the C++ API.
+void model_problem(const Problem& p, Violations& v) {
+  if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm"}});
+  if (!code_known(p.in_dtype)) v.push_back({"input dtype code", kUnsupported, {"input dtype", "in_dtype"}});
+  if (p.d != 64 && p.d != 128) v.push_back({"D not 64 or 128", kUnsupported, {"head dim D", "d = "}});
+  if (p.hq <= 0 || p.hkv <= 0) v.push_back({"hq, hkv positive", kInvalid, {"hq", "hkv"}});
+  else if (p.hq % p.hkv != 0) v.push_back({"hq % hkv != 0 (GQA)", kInvalid, {"hq", "hkv"}});
+  if (p.hq > 65535) v.push_back({"hq above 65535", kUnsupported, {"hq"}});
+  if (p.tile_rows != 0 && p.tile_rows != 64 && p.tile_rows != 128)
+    v.push_back({"tile_rows", kUnsupported, {"tile_rows"}});
+  if (!std::isfinite(p.scale)) v.push_back({"scale finite", kInvalid, {"scale"}});
+  if (p.num_seqs < 1 || p.num_seqs > 65535) v.push_back({"num_seqs in 1..65535", kInvalid, {"num_seqs"}});
+  if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
+  if (p.dev_cu_q.addr == 0 || p.dev_cu_k.addr == 0) v.push_back({"device cu_seqlens", kInvalid, {"cu_seqlens"}});
+  if (p.num_seqs < 1 || p.num_seqs > 65535 || p.host_q_null || p.host_k_null) return;
+  model_cu(p, v);
+  if (p.max_q < longest(p.cu_q) || p.max_k < longest(p.cu_k))
+    v.push_back({"max_seqlen >= longest", kInvalid, {"max_seqlen"}});
+  if (p.max_q > (1 << 30) || p.max_k > (1 << 30)) v.push_back({"max_seqlen <= 2^30", kInvalid, {"max_seqlen"}});
+}
+
+// The largest element offset of a tensor, exactly.
+i128 max_offset(const TensorArg& t, std::int64_t rows, std::int64_t heads, int d) {
+  return i128{rows - 1} * t.row + i128{heads - 1} * t.head + (d - 1);
+}
+
+void model_address(const char* name, FakePtr f, i128 bytes, int align, Violations& v, bool kinds) {
+  const std::string n = name;
+  const std::vector<std::string> names = {std::string("attention: ") + n + " ", std::string("attention: ") + n + ":"};
+  if (f.addr == 0) { v.push_back({n + " null", kInvalid, names}); return; }
+  if (f.addr % align) v.push_back({n + " misaligned", kInvalid, names});
+  if (kinds && f.kind != kDevice) v.push_back({n + " not device memory", kInvalid, names});
+  if (i128{f.addr} + bytes - 1 > i128{UINT64_MAX}) v.push_back({n + " past the address space", kInvalid, names});
+}
+
+// A [rows, heads, D] tensor (docs §2: last dimension contiguous, strides in
+// elements; api: positive strides, rows and heads nested in either order
+// without overlap, element offsets within int64/4).
+void model_tensor(const TensorArg& t, std::int32_t dtype, std::int64_t rows, std::int64_t heads, int d, Violations& v,
+                  bool kinds) {
+  if (rows <= 0) return;  // empty: anything goes (rows < 0 is refused by the problem's rules)
+  const std::string n = t.name;
+  const std::vector<std::string> names = {"attention: " + n + " ", "attention: " + n + ":"};
+  const int size = size_of(dtype);
+  const i128 last = max_offset(t, rows, heads, d);
+  const i128 cap = i128{1} << 80;  // past any address space, and no overflow of i128 below
+  model_address(t.name, t.ptr, t.row > 0 && t.head > 0 ? (last < cap ? (last + 1) * size : cap) : 1, size, v, kinds);
+  if (t.row <= 0 || t.head <= 0) { v.push_back({n + " strides positive", kInvalid, names}); return; }
+  // Nested: the inner dimension's spans of D do not overlap, and the outer
+  // stride clears all of them; the inner dimension is the one of the smaller
+  // stride (the head, on a tie).
+  const bool head_inner = t.head <= t.row;
+  const i128 in_stride = head_inner ? t.head : t.row, out_stride = head_inner ? t.row : t.head;
+  const i128 in_count = head_inner ? heads : rows, out_count = head_inner ? rows : heads;
+  if (in_stride < d || (out_count > 1 && out_stride < in_stride * in_count))
+    v.push_back({n + " spans overlap", kInvalid, names});
+  if (last > INT64_MAX / 4) v.push_back({n + " offsets beyond int64/4", kInvalid, names});
+}
+
+struct Call {
+  Problem p;
+  bool backward = false;
+  TensorArg q{"q"}, k{"k"}, v{"v"}, o{"o"}, dout{"dout"}, dq{"dq"}, dk{"dk"}, dv{"dv"};
+  FakePtr lse, delta, accum_k, accum_v, accum_k_in, accum_v_in, dq_accum, dq_flags;
+  // C ABI only
+  FakePtr workspace;
+  std::int64_t workspace_bytes = 0;
+};
+
+// What the C++ API must refuse (kinds: whether pointer kinds are known).
+Violations model_cpp(const Call& c, bool kinds) {
+  Violations v;
+  const Problem& p = c.p;
+  model_problem(p, v);
+  if (p.o_dtype != p.in_dtype && p.o_dtype != 0) v.push_back({"o dtype", kUnsupported, {"o dtype", "o_dtype"}});
+  if (c.backward && p.grad_dtype != p.in_dtype && p.grad_dtype != 0)
+    v.push_back({"gradient dtype", kUnsupported, {"gradient dtype", "grad_dtype"}});
+  // The tensors' rules wherever their shapes mean something: even beside
+  // another violation (a validator that wrongly passes that one must still
+  // name the tensor it refuses).
+  if (!code_known(p.in_dtype) || (p.d != 64 && p.d != 128) || p.hq <= 0 || p.hkv <= 0 || p.total_q < 0 ||
+      p.total_k < 0)
+    return v;
+  const std::int64_t tq = p.total_q, tk = p.total_k;
+  const int d = p.d;
+  model_tensor(c.q, p.in_dtype, tq, p.hq, d, v, kinds);
+  model_tensor(c.k, p.in_dtype, tk, p.hkv, d, v, kinds);
+  model_tensor(c.v, p.in_dtype, tk, p.hkv, d, v, kinds);
+  model_tensor(c.o, p.o_dtype, tq, p.hq, d, v, kinds);
+  const i128 lse_elems = i128{tq} * p.hq;
+  if (lse_elems > 0) model_address("lse", c.lse, lse_elems * 4, 4, v, kinds);
+  if (!c.backward) return v;
+  model_tensor(c.dout, p.in_dtype, tq, p.hq, d, v, kinds);
+  model_tensor(c.dq, p.grad_dtype, tq, p.hq, d, v, kinds);
+  model_tensor(c.dk, p.grad_dtype, tk, p.hkv, d, v, kinds);
+  model_tensor(c.dv, p.grad_dtype, tk, p.hkv, d, v, kinds);
+  const i128 accum_elems = i128{tk} * p.hq * d;
+  if (lse_elems > 0) model_address("delta workspace", c.delta, lse_elems * 4, 4, v, kinds);
+  if (accum_elems > 0) {
+    model_address("accum_k workspace", c.accum_k, accum_elems * 4, 4, v, kinds);
+    model_address("accum_v workspace", c.accum_v, accum_elems * 4, 4, v, kinds);
+  }
+  // dq's accumulators [total_q, hq, D] fp32, 16-byte aligned, and flags
+  // [total_q * hq + 1] int32 (never empty).
+  if (lse_elems > 0) model_address("dq_accum workspace", c.dq_accum, lse_elems * d * 4, 16, v, kinds);
+  model_address("dq_flags workspace", c.dq_flags, (lse_elems + 1) * 4, 4, v, kinds);
+  if ((c.accum_k_in.addr == 0) != (c.accum_v_in.addr == 0))
+    v.push_back({"accum_k_in and accum_v_in together", kInvalid, {"accum_k_in"}});
+  else if (c.accum_k_in.addr && accum_elems > 0) {
+    model_address("accum_k_in", c.accum_k_in, accum_elems * 4, 4, v, kinds);
+    model_address("accum_v_in", c.accum_v_in, accum_elems * 4, 4, v, kinds);
+  }
+  return v;
+}
+
+[[noreturn]] void finding(const std::string& what, const std::string& detail) {
+  std::fprintf(stderr, "finding: %s\n  %s\n", what.c_str(), detail.c_str());
+  std::abort();
+}
+
+std::string describe(const Call& c) {
+  const Problem& p = c.p;
+  std::string s = std::string(c.backward ? "backward" : "forward") + " libm=" + std::to_string(p.libm) +
+                  " dtypes=" + std::to_string(p.in_dtype) + "," + std::to_string(p.o_dtype) + "," +
+                  std::to_string(p.grad_dtype) + " d=" + std::to_string(p.d) + " hq=" + std::to_string(p.hq) +
+                  " hkv=" + std::to_string(p.hkv) + " num_seqs=" + std::to_string(p.num_seqs) +
+                  " total_q=" + std::to_string(p.total_q) + " total_k=" + std::to_string(p.total_k) +
+                  " max=" + std::to_string(p.max_q) + "," + std::to_string(p.max_k);
+  for (const TensorArg* t : {&c.q, &c.k, &c.v, &c.o, &c.dout, &c.dq, &c.dk, &c.dv})
+    s += std::string(" ") + t->name + "=(" + std::to_string(t->row) + "," + std::to_string(t->head) + ")";
+  return s;
+}
+
+// A refusal must carry the code of a violated rule and name its argument.
+void compare(const char* who, const Violations& v, bool accepted, ka::StatusCode code, const std::string& message,
+             const Call& c) {
+  if (accepted && !v.empty())
+    finding(std::string(who) + " accepts what the model refuses: " + v.front().rule, describe(c));
+  if (accepted) return;
+  if (v.empty()) finding(std::string(who) + " refuses what the model accepts", message + " | " + describe(c));
+  bool code_ok = false, named = false;
+  for (const Violation& x : v) {
+    if (x.code != code) continue;
+    code_ok = true;
+    for (const std::string& n : x.names) named = named || message.find(n) != std::string::npos;
+  }
+  if (!code_ok)
+    finding(std::string(who) + " refuses with a code no violated rule has",
+            std::to_string(static_cast<int>(code)) + ": " + message + " | first rule: " + v.front().rule);
+  if (!named)
+    finding(std::string(who) + " refusal names no violated argument", message + " | first rule: " + v.front().rule);
+}
+
+// What an accepted call must be, whatever the rules say: safe to index.
+void check_safe_tensor(const TensorArg& t, std::int32_t dtype, std::int64_t rows, std::int64_t heads, int d) {
+  if (rows == 0) return;
+  const i128 last = max_offset(t, rows, heads, d);
+  if (t.row <= 0 || t.head <= 0 || last > INT64_MAX / 4 || i128{t.ptr.addr} + (last + 1) * size_of(dtype) - 1 > i128{UINT64_MAX})
+    finding(std::string("accepted tensor ") + t.name + " indexes out of bounds", std::to_string(t.row) + "," +
+                                                                               std::to_string(t.head));
+  if (rows * heads > 4096) return;
+  std::vector<i128> offs;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t h = 0; h < heads; ++h) offs.push_back(i128{r} * t.row + i128{h} * t.head);
+  std::sort(offs.begin(), offs.end());
+  for (std::size_t i = 1; i < offs.size(); ++i)
+    if (offs[i] - offs[i - 1] < d) finding(std::string("accepted tensor ") + t.name + " has overlapping spans", "");
+}
+
+void check_safe(const Call& c) {
+  const Problem& p = c.p;
+  if (p.num_seqs < 1 || p.num_seqs > 65535 || p.hq < 1 || p.hkv < 1 || p.hq % p.hkv || p.hq > 65535)
+    finding("accepted an impossible problem", describe(c));
+  std::int64_t prev_q = 0, prev_k = 0;
+  for (int s = 0; s <= p.num_seqs; ++s) {
+    if (p.cu_q[s] < prev_q || p.cu_k[s] < prev_k || p.cu_q[s] > p.total_q || p.cu_k[s] > p.total_k)
+      finding("accepted cu_seqlens that index outside the totals", describe(c));
+    if (s && (p.cu_q[s] - prev_q > p.max_q || p.cu_k[s] - prev_k > p.max_k))
+      finding("accepted a sequence longer than max_seqlen", describe(c));
+    prev_q = p.cu_q[s], prev_k = p.cu_k[s];
+  }
+  check_safe_tensor(c.q, p.in_dtype, p.total_q, p.hq, p.d);
+  check_safe_tensor(c.k, p.in_dtype, p.total_k, p.hkv, p.d);
+  check_safe_tensor(c.v, p.in_dtype, p.total_k, p.hkv, p.d);
+  check_safe_tensor(c.o, p.o_dtype, p.total_q, p.hq, p.d);
+  if (c.backward) {
+    check_safe_tensor(c.dout, p.in_dtype, p.total_q, p.hq, p.d);
+    check_safe_tensor(c.dq, p.grad_dtype, p.total_q, p.hq, p.d);
+    check_safe_tensor(c.dk, p.grad_dtype, p.total_k, p.hkv, p.d);
+    check_safe_tensor(c.dv, p.grad_dtype, p.total_k, p.hkv, p.d);
+    if (i128{p.total_k} * p.hq * p.d * 4 > INT64_MAX) finding("accepted a workspace beyond int64", describe(c));
+  }
+}
+
+// --- decoding one call ---
+std::int32_t pick_i32(Reader& r, std::int32_t valid, std::initializer_list<std::int32_t> others) {
+  const std::uint8_t c = r.u8();
+  if (c < 200) return valid;
+  const std::size_t i = c - 200;
+  if (i < others.size()) return others.begin()[i];
+  return static_cast<std::int32_t>(r.u32());
+}
+
+std::vector<std::int32_t> decode_cu(Reader& r, int n) {
+  std::vector<std::int32_t> cu(static_cast<std::size_t>(n) + 1, 0);
+  std::int64_t acc = 0;
+  for (int s = 0; s < n; ++s) {
+    const std::uint8_t b = r.u8();
+    std::int64_t len;
+    if (b < 200) len = b % 33;
+    else if (b < 240) len = std::int64_t{b - 200} << 26;  // up to 2^31 and past: wraps int32
+    else if (b < 250) len = -(b - 239);
+    else len = static_cast<std::int32_t>(r.u32());
+    acc += len;
+    cu[s + 1] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc));
+  }
+  if (r.u8() >= 240) cu[0] = static_cast<std::int32_t>(r.u32() | 1u);
+  return cu;
+}
+
+
+std::int32_t decode_max(Reader& r, std::int32_t longest_len) {
+  switch (r.u8() % 8) {
+    case 1: return longest_len - 1;
+    case 2: return 1 << 30;
+    case 3: return (1 << 30) + 1;
+    case 4: return static_cast<std::int32_t>(r.u32());
+    case 5: return static_cast<std::int32_t>(std::min<std::int64_t>(std::int64_t{longest_len} + r.u8(), INT32_MAX));
+    default: return longest_len;
+  }
+}
+
+std::int64_t decode_total(Reader& r, const std::vector<std::int32_t>& cu) {
+  const std::int64_t t = cu.empty() ? 0 : cu.back();
+  switch (r.u8() % 16) {
+    case 1: return t + 1;
+    case 2: return t - 1;
+    case 3: return static_cast<std::int64_t>(r.u64());
+    case 4: return t + (std::int64_t{1} << 32);
+    default: return t;
+  }
+}
+
+Call decode(Reader& r, KindTable& kinds) {
+  Call c;
+  Problem& p = c.p;
+  const std::uint8_t mode = r.u8();
+  c.backward = mode & 1;
+  p.libm = pick_i32(r, (mode >> 1) & 1, {2, -1, INT32_MIN});
+  p.in_dtype = pick_i32(r, 1 + ((mode >> 2) & 1), {0, 3, -1});
+  p.o_dtype = pick_i32(r, p.in_dtype, {0, 1, 2, 3});
+  p.grad_dtype = pick_i32(r, p.in_dtype, {0, 1, 2, 3});
+  p.d = pick_i32(r, (mode >> 3) & 1 ? 128 : 64, {96, 256, 0, -64, 127});
+  const std::uint8_t hb = r.u8();
+  p.hkv = 1 + hb % 8;
+  p.hq = p.hkv * (1 + (hb >> 3) % 8);
+  p.hkv = pick_i32(r, p.hkv, {0, -1, 3, 65536, INT32_MAX, 7});
+  p.hq = pick_i32(r, p.hq, {0, -8, 65535, 65536, INT32_MAX, 65535 * 2, 1 << 30, 12});
+  p.tile_rows = pick_i32(r, 0, {64, 128, 32, -1, 256});
+  p.causal = pick_i32(r, (mode >> 4) & 1, {2, -1});
+  const std::uint8_t sc = r.u8();
+  p.scale = sc < 200   ? 0.125f
+            : sc < 210 ? 0.0f
+            : sc < 220 ? INFINITY
+            : sc < 230 ? NAN
+            : sc < 240 ? -0.5f
+                       : [&] {
+                           float f;
+                           const std::uint32_t u = r.u32();
+                           std::memcpy(&f, &u, 4);
+                           return f;
+                         }();
+  const std::uint8_t nb = r.u8();
+  p.num_seqs = nb < 200 ? 1 + nb % 8
+               : nb < 210 ? 0
+               : nb < 220 ? -1
+               : nb < 230 ? 65535
+               : nb < 240 ? 65536
+               : nb < 250 ? INT32_MIN
+                          : 1 + static_cast<std::int32_t>(r.u32() % 300);
+  if (p.num_seqs >= 1 && p.num_seqs <= kMaxSeqs) {
+    p.cu_q = decode_cu(r, p.num_seqs);
+    p.cu_k = r.u8() < 128 ? p.cu_q : decode_cu(r, p.num_seqs);
+  }
+  p.total_q = decode_total(r, p.cu_q);
+  p.total_k = decode_total(r, p.cu_k);
+  p.max_q = decode_max(r, static_cast<std::int32_t>(std::min<std::int64_t>(longest(p.cu_q), INT32_MAX)));
+  p.max_k = decode_max(r, static_cast<std::int32_t>(std::min<std::int64_t>(longest(p.cu_k), INT32_MAX)));
+  const std::uint8_t nulls = r.u8();
+  p.host_q_null = nulls >= 250 && (nulls & 1);
+  p.host_k_null = nulls >= 250 && (nulls & 2);
+  p.dev_cu_q = FakePtr{nulls >= 240 && nulls < 245 ? 0 : std::uintptr_t{0x7000} << 32};
+  p.dev_cu_k = FakePtr{nulls >= 245 && nulls < 250 ? 0 : std::uintptr_t{0x7100} << 32};
+  // Tensors: rows and heads as the kernels read them (totals, hq, hkv); the
+  // strides may be anything.
+  const std::int64_t tq = p.total_q, tk = p.total_k;
+  const int d = p.d;
+  int index = 0;
+  TensorArg* prev = nullptr;
+  for (TensorArg* t : {&c.q, &c.k, &c.v, &c.o, &c.dout, &c.dq, &c.dk, &c.dv}) {
+    const bool is_q = t == &c.q || t == &c.o || t == &c.dout || t == &c.dq;
+    t->ptr = decode_ptr(r, index++, &kinds);
+    decode_strides(r, *t, is_q ? tq : tk, is_q ? p.hq : p.hkv, d, prev);
+    prev = t;
+  }
+  c.lse = decode_ptr(r, index++, &kinds);
+  c.delta = decode_ptr(r, index++, &kinds);
+  c.accum_k = decode_ptr(r, index++, &kinds);
+  c.accum_v = decode_ptr(r, index++, &kinds);
+  const std::uint8_t in = r.u8();
+  if (in % 4 == 1 || in % 4 == 3) c.accum_k_in = decode_ptr(r, index++, &kinds);
+  if (in % 4 == 2 || in % 4 == 3) c.accum_v_in = decode_ptr(r, index++, &kinds);
+  if (in % 4 == 3 && (in & 4)) c.accum_k_in = c.accum_k, c.accum_v_in = c.accum_v;  // in place (allowed)
+  // Workspace of the C ABI: 256-aligned base, its size what it needs or not.
+  c.workspace = decode_ptr(r, 31, nullptr);  // the C ABI without CUDA asks no kinds
+  const std::int64_t need = samebits_attention_backward_workspace_bytes(tq, tk, p.hq, d);
+  const std::uint8_t wb = r.u8();
+  c.workspace_bytes = wb < 200 ? need : wb < 220 ? need - 1 : wb < 240 ? INT64_MAX : static_cast<std::int64_t>(r.u64());
+  // dq's workspaces (read last: inputs from before they existed decode as before).
+  c.dq_accum = decode_ptr(r, 20, &kinds);
+  c.dq_flags = decode_ptr(r, 21, &kinds);
+  // Two fake pointers may share an address (the fixed ones near the top):
+  // the kind is the address's, as the callback answers it.
+  for (FakePtr* f : {&c.q.ptr, &c.k.ptr, &c.v.ptr, &c.o.ptr, &c.dout.ptr, &c.dq.ptr, &c.dk.ptr, &c.dv.ptr, &c.lse,
+                     &c.delta, &c.accum_k, &c.accum_v, &c.accum_k_in, &c.accum_v_in, &c.dq_accum, &c.dq_flags}) {
+    const kv::MemoryKind m = KindTable::query(reinterpret_cast<const void*>(f->addr), &kinds);
+    f->kind = m == kv::MemoryKind::device ? kDevice : m == kv::MemoryKind::host ? kHost : kNotCuda;
+  }
+  return c;
+}
+
+ka::ForwardParams forward_params(const Call& c) {
+  ka::ForwardParams f;
+  const Problem& p = c.p;
+  f.cu_seqlens_q = reinterpret_cast<const std::int32_t*>(p.dev_cu_q.addr);
+  f.cu_seqlens_k = reinterpret_cast<const std::int32_t*>(p.dev_cu_k.addr);
+  f.num_seqs = p.num_seqs;
+  f.max_seqlen_q = p.max_q;
+  f.max_seqlen_k = p.max_k;
+  f.total_q = p.total_q;
+  f.total_k = p.total_k;
+  f.hq = p.hq, f.hkv = p.hkv, f.d = p.d;
+  f.causal = p.causal != 0;
+  f.scale = p.scale;
+  f.in_dtype = static_cast<DType>(p.in_dtype);
+  f.libm = static_cast<ka::Libm>(p.libm);
+  f.tile_rows = p.tile_rows;
+  return f;
+}
+
+template <class T>
+T* ptr(FakePtr f) {
+  return reinterpret_cast<T*>(f.addr);
+}
+ka::Strides strides(const TensorArg& t) { return ka::Strides{t.row, t.head}; }
+samebits_tensor3 tensor3(const TensorArg& t) { return samebits_tensor3{ptr<void>(t.ptr), t.row, t.head}; }
+
+ka::HostSeqlens host_of(const Call& c) {
+  return ka::HostSeqlens{c.p.host_q_null || c.p.cu_q.empty() ? nullptr : c.p.cu_q.data(),
+                         c.p.host_k_null || c.p.cu_k.empty() ? nullptr : c.p.cu_k.data()};
+}
+
+void run_cpp(const Call& c, const KindTable& kinds) {
+  const kv::PointerQuery query{&KindTable::query, const_cast<KindTable*>(&kinds)};
+  ka::Status s;
+  ka::ForwardParams f = forward_params(c);
+  if (!c.backward) {
+    f.q = ptr<void>(c.q.ptr), f.k = ptr<void>(c.k.ptr), f.v = ptr<void>(c.v.ptr), f.o = ptr<void>(c.o.ptr);
+    f.lse = ptr<float>(c.lse);
+    f.q_stride = strides(c.q), f.k_stride = strides(c.k), f.v_stride = strides(c.v), f.o_stride = strides(c.o);
+    f.o_dtype = static_cast<DType>(c.p.o_dtype);
+    s = kv::check_forward(f, host_of(c), query);
+  } else {
+    ka::BackwardParams b;
+    static_cast<ka::ProblemParams&>(b) = static_cast<const ka::ProblemParams&>(f);
+    b.q = ptr<void>(c.q.ptr), b.k = ptr<void>(c.k.ptr), b.v = ptr<void>(c.v.ptr), b.o = ptr<void>(c.o.ptr);
+    b.dout = ptr<void>(c.dout.ptr), b.lse = ptr<float>(c.lse);
+    b.dq = ptr<void>(c.dq.ptr), b.dk = ptr<void>(c.dk.ptr), b.dv = ptr<void>(c.dv.ptr);
+    b.q_stride = strides(c.q), b.k_stride = strides(c.k), b.v_stride = strides(c.v), b.o_stride = strides(c.o);
+    b.dout_stride = strides(c.dout), b.dq_stride = strides(c.dq), b.dk_stride = strides(c.dk);
+    b.dv_stride = strides(c.dv);
+    b.o_dtype = static_cast<DType>(c.p.o_dtype);
+    b.grad_dtype = static_cast<DType>(c.p.grad_dtype);
+    b.delta = ptr<float>(c.delta), b.accum_k = ptr<float>(c.accum_k), b.accum_v = ptr<float>(c.accum_v);
+    b.accum_k_in = ptr<float>(c.accum_k_in), b.accum_v_in = ptr<float>(c.accum_v_in);
+    b.dq_accum = ptr<float>(c.dq_accum), b.dq_flags = ptr<std::int32_t>(c.dq_flags);
+    s = kv::check_backward(b, host_of(c), query);
+  }
+  static const bool verbose = std::getenv("SAMEBITS_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "%s\n  -> %s\n", describe(c).c_str(), s.ok() ? "accepted" : s.message.c_str());
+  compare("the validator", model_cpp(c, true), s.ok(), s.code, s.message, c);
+  if (s.ok()) check_safe(c);
+}
+
+// The C ABI's own rules (c_api.h), then the C++ API's on the converted
+// arguments (scale 0: the default; no pointer kinds).
+Violations model_c(const Call& c) {
+  Violations v;
+  const Problem& p = c.p;
+  const std::vector<std::string> none;
+  if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm"}});
+  if (p.d != 64 && p.d != 128) v.push_back({"d", kUnsupported, {"d = "}});
+  if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv) v.push_back({"hq, hkv", kInvalid, {"hq"}});
+  if (p.causal != 0 && p.causal != 1) v.push_back({"causal 0 or 1", kInvalid, {"causal"}});
+  if (!std::isfinite(p.scale) || p.scale < 0) v.push_back({"scale finite >= 0", kInvalid, {"scale"}});
+  if (p.num_seqs <= 0) v.push_back({"num_seqs positive", kInvalid, {"num_seqs"}});
+  if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
+  else if (p.num_seqs > 0) model_cu(p, v);
+  for (std::int32_t t : {p.in_dtype, p.o_dtype, c.backward ? p.grad_dtype : 0})
+    if (!code_known(t)) v.push_back({"dtype code", kUnsupported, {"dtype"}});
+  if (!v.empty()) return v;  // what follows reads the host cu_seqlens, the sizes
+  Call cc = c;
+  cc.p.tile_rows = 0;
+  if (cc.p.scale == 0.0f) cc.p.scale = 0.125f;  // any finite value: the default is finite
+  if (c.backward) {
+    const i128 need = [&] {
+      auto up = [](i128 b) { return (b + 255) / 256 * 256; };
+      if (p.total_q < 0 || p.total_k < 0) return i128{-1};
+      return up(i128{p.total_q} * p.hq * 4) + 2 * up(i128{p.total_k} * p.hq * p.d * 4) +
+             up(i128{p.total_q} * p.hq * p.d * 4) + up((i128{p.total_q} * p.hq + 1) * 4);
+    }();
+    if (need < 0 || need > INT64_MAX) v.push_back({"workspace size representable", kInvalid, {"workspace"}});
+    else {
+      if (c.workspace_bytes < need) v.push_back({"workspace_bytes >= need", kInvalid, {"workspace_bytes"}});
+      if (c.workspace.addr == 0 || c.workspace.addr % 256)
+        v.push_back({"workspace non-null, 256-aligned", kInvalid, {"workspace"}});
+      else if (i128{c.workspace.addr} + need - 1 > i128{UINT64_MAX})
+        v.push_back({"workspace inside the address space", kInvalid, {"workspace"}});
+    }
+    if ((c.accum_k_in.addr == 0) != (c.accum_v_in.addr == 0))
+      v.push_back({"accum_k_in with accum_v_in", kInvalid, {"accum_k_in"}});
+    // The workspace parts are carved by the C ABI: valid when the above holds.
+    if (!v.empty()) {
+      // The C++ rules still apply where the problem is fine; only their codes matter here.
+      for (Violation& x : model_cpp(cc, false)) v.push_back(x);
+      return v;
+    }
+    const std::uintptr_t w = c.workspace.addr;
+    cc.delta = FakePtr{w};
+    cc.accum_k = FakePtr{w + static_cast<std::uintptr_t>(samebits_attention_backward_accum_offset(p.total_q, p.total_k, p.hq, p.d, 0))};
+    cc.accum_v = FakePtr{w + static_cast<std::uintptr_t>(samebits_attention_backward_accum_offset(p.total_q, p.total_k, p.hq, p.d, 1))};
+    // dq_accum and dq_flags follow accum_v, each part 256-aligned.
+    auto up = [](i128 b) { return static_cast<std::uintptr_t>((b + 255) / 256 * 256); };
+    cc.dq_accum = FakePtr{cc.accum_v.addr + up(i128{p.total_k} * p.hq * p.d * 4)};
+    cc.dq_flags = FakePtr{cc.dq_accum.addr + up(i128{p.total_q} * p.hq * p.d * 4)};
+  }
+  // The C ABI runs num_seqs > 65535 through its own checks: the arrays exist
+  // only up to kMaxSeqs, and the problem model needs them.
+  for (Violation& x : model_cpp(cc, false)) v.push_back(x);
+  return v;
+}
+
+void run_c(const Call& c) {
+  const Problem& p = c.p;
+  // The C ABI reads num_seqs + 1 host entries: give it only what exists.
+  if (p.num_seqs > kMaxSeqs || (p.num_seqs > 0 && p.cu_q.empty())) return;
+  samebits_attention_problem cp{};
+  cp.num_seqs = p.num_seqs;
+  cp.max_seqlen_q = p.max_q, cp.max_seqlen_k = p.max_k;
+  cp.total_q = p.total_q, cp.total_k = p.total_k;
+  cp.hq = p.hq, cp.hkv = p.hkv, cp.d = p.d;
+  cp.causal = p.causal;
+  cp.scale = p.scale;
+  cp.in_dtype = p.in_dtype, cp.o_dtype = p.o_dtype, cp.grad_dtype = p.grad_dtype;
+  cp.libm = p.libm;
+  cp.cu_seqlens_q = ptr<const std::int32_t>(p.dev_cu_q);
+  cp.cu_seqlens_k = ptr<const std::int32_t>(p.dev_cu_k);
+  const ka::HostSeqlens h = host_of(c);
+  cp.cu_seqlens_q_host = h.cu_q;
+  cp.cu_seqlens_k_host = h.cu_k;
+  std::int32_t rc;
+  if (!c.backward)
+    rc = samebits_attention_forward(&cp, tensor3(c.q), tensor3(c.k), tensor3(c.v), tensor3(c.o), ptr<float>(c.lse),
+                                    nullptr);
+  else
+    rc = samebits_attention_backward(&cp, tensor3(c.q), tensor3(c.k), tensor3(c.v), tensor3(c.o), tensor3(c.dout),
+                                     ptr<const float>(c.lse), tensor3(c.dq), tensor3(c.dk), tensor3(c.dv),
+                                     ptr<void>(c.workspace), c.workspace_bytes, ptr<const float>(c.accum_k_in),
+                                     ptr<const float>(c.accum_v_in), nullptr);
+  if (rc == SAMEBITS_OK || rc == SAMEBITS_CUDA_ERROR)
+    finding("the C ABI without CUDA returned " + std::to_string(rc), samebits_last_error());
+  const bool accepted = rc == SAMEBITS_NOT_BUILT;
+  static const bool verbose = std::getenv("SAMEBITS_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "  C ABI -> %d %s\n", rc, samebits_last_error());
+  compare("the C ABI", model_c(c), accepted, static_cast<ka::StatusCode>(rc), samebits_last_error(), c);
+  if (accepted) check_safe(c);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Reader r{data, size};
+  KindTable kinds;
+  const Call c = decode(r, kinds);
+  run_cpp(c, kinds);
+  run_c(c);
+  return 0;
+}
