@@ -105,6 +105,43 @@ Status forward(const ForwardParams& p, bool validate_indices, void* stream) {
   return ok();
 }
 
+std::int64_t backward_workspace_bytes(const BackwardParams& p) {
+  if (!check_problem(p).ok() || (p.chunk_tokens != 0 && (p.chunk_tokens < 0 || p.chunk_tokens % kBlock != 0))) return -1;
+  return cuda::backward_workspace_bytes(p, cuda::effective_chunk(p));
+}
+
+Status backward(const BackwardParams& p, bool validate_indices, void* stream) {
+  if (Status s = check_problem(p); !s.ok()) return s;
+  if (p.o_dtype != p.in_dtype && p.o_dtype != DType::f32)
+    return fail(StatusCode::unsupported, "o dtype must be the input dtype or float32");
+  if (p.grad_dtype != p.in_dtype && p.grad_dtype != DType::f32)
+    return fail(StatusCode::unsupported, "gradient dtype must be the input dtype or float32");
+  if (p.chunk_tokens < 0 || p.chunk_tokens % kBlock != 0)
+    return fail(StatusCode::invalid_argument, "chunk_tokens " + std::to_string(p.chunk_tokens) +
+                                                  " must be 0 (default) or a positive multiple of B = 64");
+  Status s;
+  if (!(s = check_rhd(p.q, p.in_dtype, p.q_stride, p.tokens, p.heads, p.d, "q")).ok()) return s;
+  if (!(s = check_rhd(p.kv, p.in_dtype, Strides{p.kv_row_stride, p.d}, p.num_kv, 1, p.d, "kv")).ok()) return s;
+  if (!(s = check_rhd(p.o, p.o_dtype, p.o_stride, p.tokens, p.heads, p.d, "o")).ok()) return s;
+  if (!(s = check_rhd(p.dout, p.in_dtype, p.dout_stride, p.tokens, p.heads, p.d, "dout")).ok()) return s;
+  if (!(s = check_rhd(p.dq, p.grad_dtype, p.dq_stride, p.tokens, p.heads, p.d, "dq")).ok()) return s;
+  if (!(s = check_rhd(p.dkv, p.grad_dtype, Strides{p.dkv_row_stride, p.d}, p.num_kv, 1, p.d, "dkv")).ok()) return s;
+  if (!(s = check_device_pointer(p.lse, p.tokens * p.heads, 4, "lse")).ok()) return s;
+  if (p.sink && !(s = check_device_pointer(p.dsink, p.heads, 4, "dsink (a sink was given)")).ok()) return s;
+  const std::int64_t need = backward_workspace_bytes(p);
+  if (p.workspace_bytes < need)
+    return fail(StatusCode::invalid_argument, "workspace_bytes " + std::to_string(p.workspace_bytes) + " < " +
+                                                  std::to_string(need) + " needed (backward_workspace_bytes)");
+  if (!(s = check_device_pointer(p.workspace, need, 256, "workspace")).ok()) return s;
+  if (p.tokens * static_cast<std::int64_t>(p.topk) > 0x7fffffff || cuda::effective_chunk(p) * p.topk > 0x7fffffff)
+    return fail(StatusCode::unsupported, "tokens * topk above 2^31 - 1");
+  const auto st = static_cast<cudaStream_t>(stream);
+  if (validate_indices && !(s = check_indices_on_host(p, st)).ok()) return s;
+  const cudaError_t e = cuda::launch_backward(p, st);
+  if (e != cudaSuccess) return fail(StatusCode::cuda_error, std::string("launch failed: ") + cudaGetErrorString(e));
+  return ok();
+}
+
 Status check_index_error(const std::int32_t* error_flag, void* stream) {
   if (!error_flag) return fail(StatusCode::invalid_argument, "error_flag is null");
   std::int32_t v = 0;

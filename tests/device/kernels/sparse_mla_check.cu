@@ -7,8 +7,11 @@
 //               encoding, each with a flipped-bit negative control
 //   dense       the sparse kernel at D = 128 with causal lists (-1 tails) against
 //               the dense attention kernel (Hkv = 1, K = V = kv): o, lse bitwise
-//   repeats     100 runs with fresh allocations, one digest; a one-ulp input
-//               change changes it
+//   grid-bwd    the backward at each grid point, one chunk and chunks of 64:
+//               dq, dkv, d_sink by encoding, each with a control
+//   chunks      chunked == unchunked: chunks of 64, 128, 320 rows and one chunk
+//   repeats     100 runs (forward + backward) with fresh allocations, one
+//               digest; a one-ulp input change changes it
 //   errors      an out-of-range index: the device flag is reported, the
 //               validating mode refuses before launching; bad arguments refused
 //   bench       T = 4096, H = 128, topk = 512 (a window of 128 + 384 pool rows),
@@ -21,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -109,11 +113,13 @@ void report(const Result& r) {
 
 // Inputs of a point on the device (bf16), and the forward's outputs.
 struct Device {
-  DeviceBuffer q, kv, idx, sink, o, lse, lse_excl, flag;
+  DeviceBuffer q, kv, idx, sink, o, lse, lse_excl, flag, dout, dq, dkv, dsink;
+  std::unique_ptr<DeviceBuffer> workspace;
   Device(const Point& pt, const HostTensor& hq, const HostTensor& hkv, const std::vector<std::int32_t>& hidx,
          const std::vector<float>& hsink)
       : q(hq.bytes.size()), kv(hkv.bytes.size()), idx(hidx.size() * 4), sink(hsink.size() * 4),
-        o(hq.bytes.size()), lse(pt.tokens * pt.heads * 4), lse_excl(pt.tokens * pt.heads * 4), flag(4) {
+        o(hq.bytes.size()), lse(pt.tokens * pt.heads * 4), lse_excl(pt.tokens * pt.heads * 4), flag(4),
+        dout(hq.bytes.size()), dq(hq.bytes.size()), dkv(hkv.bytes.size()), dsink(pt.heads * 4) {
     q.upload(hq.bytes.data());
     kv.upload(hkv.bytes.data());
     idx.upload(hidx.data());
@@ -145,7 +151,36 @@ struct Device {
     p.o_dtype = sk::DType::bf16;
     return p;
   }
+  // The backward of the forward above (o and lse as the forward stored them).
+  sm::BackwardParams bwd_params(const Point& pt, bool with_sink, std::int64_t chunk) {
+    const sm::ForwardParams f = params(pt, with_sink);
+    sm::BackwardParams b;
+    static_cast<sm::ProblemParams&>(b) = f;
+    b.q = f.q;
+    b.kv = f.kv;
+    b.o = o.ptr;
+    b.dout = dout.ptr;
+    b.lse = lse.as<float>();
+    b.dq = dq.ptr;
+    b.dkv = dkv.ptr;
+    b.dsink = with_sink ? dsink.as<float>() : nullptr;
+    b.q_stride = b.o_stride = b.dout_stride = b.dq_stride = f.q_stride;
+    b.kv_row_stride = b.dkv_row_stride = pt.d;
+    b.o_dtype = b.grad_dtype = sk::DType::bf16;
+    b.chunk_tokens = chunk;
+    const std::int64_t need = sm::backward_workspace_bytes(b);
+    if (need < 0) {
+      std::fprintf(stderr, "backward_workspace_bytes refused the point\n");
+      std::exit(2);
+    }
+    if (!workspace || workspace->bytes < static_cast<std::size_t>(need)) workspace = std::make_unique<DeviceBuffer>(need);
+    b.workspace = workspace->ptr;
+    b.workspace_bytes = static_cast<std::int64_t>(workspace->bytes);
+    return b;
+  }
 };
+
+std::int64_t whole(std::int64_t tokens) { return std::max<std::int64_t>(64, (tokens + 63) / 64 * 64); }
 
 void run_point(const Point& pt, const Options& opt) {
   std::mt19937_64 rng(pt.seed);
@@ -194,6 +229,46 @@ void run_point(const Point& pt, const Options& opt) {
   r.detail = detail;
   r.pass = r.mismatches == 0 && r.controls;
   report(r);
+
+  // Backward, unchunked (one chunk) and in chunks of 64 rows, against the
+  // reference fed the GPU's own o and lse (equal to the reference's: above).
+  const HostTensor hdo = check::random_tensor(sk::DType::bf16, nq, rng);
+  dev.dout.upload(hdo.bytes.data());
+  HostTensor o_stored;
+  o_stored.resize(sk::DType::bf16, nq);
+  CHECK_CUDA(cudaMemcpy(o_stored.bytes.data(), dev.o.ptr, o_stored.bytes.size(), cudaMemcpyDeviceToHost));
+  std::vector<float> lse_gpu(lse.size());
+  CHECK_CUDA(cudaMemcpy(lse_gpu.data(), dev.lse.ptr, lse_gpu.size() * 4, cudaMemcpyDeviceToHost));
+  std::vector<float> dq(nq), dkv(nkv), dsink(pt.heads, 0.0f);
+  sm::reference_backward(pt.libm, rp, hq.widened().data(), hkv.widened().data(), o_stored.widened().data(),
+                         hdo.widened().data(), lse_gpu.data(), dq.data(), dkv.data(), dsink.data(), opt.threads);
+  const HostTensor want_dq = check::rounded(sk::DType::bf16, dq), want_dkv = check::rounded(sk::DType::bf16, dkv),
+                   want_dsink = check::rounded(sk::DType::f32, dsink);
+  for (std::int64_t chunk : {whole(pt.tokens), std::int64_t{64}}) {
+    dev.dq.poison();
+    dev.dkv.poison();
+    dev.dsink.poison();
+    CHECK_STATUS(sm::backward(dev.bwd_params(pt, pt.sink, chunk)));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_STATUS(sm::check_index_error(p.error_flag));
+    Result b{"grid-bwd", pt.name() + " chunk=" + std::to_string(chunk)};
+    std::string d2;
+    std::vector<std::tuple<DeviceBuffer*, const HostTensor*, const char*>> outs = {{&dev.dq, &want_dq, "dq"},
+                                                                                  {&dev.dkv, &want_dkv, "dkv"}};
+    if (pt.sink) outs.emplace_back(&dev.dsink, &want_dsink, "dsink");
+    for (auto [buf, want, name] : outs) {
+      const check::Compare c = check::compare(*buf, *want);
+      b.mismatches += c.mismatches;
+      b.controls = b.controls && check::control(*buf, *want, want->n / 2, c.mismatches);
+      d2 += std::string(name) + "=" + check::hex(c.digest).substr(0, 8) + " ";
+      if (c.mismatches)
+        d2 += std::string("first@") + std::to_string(c.first) + " got " + std::to_string(c.got) + " want " +
+              std::to_string(c.want) + " ";
+    }
+    b.detail = d2;
+    b.pass = b.mismatches == 0 && b.controls;
+    report(b);
+  }
 }
 
 // The sparse kernel at D = 128 on causal lists (slot s of token t = row s for
@@ -254,6 +329,82 @@ void dense_equality(int heads, sa::Libm libm) {
   }
   r.pass = r.mismatches == 0 && r.controls;
   report(r);
+
+  // dq of the two backwards (dkv is not compared: sparse_mla.md §6 fixes
+  // another order for it).
+  const HostTensor hdo = check::random_tensor(sk::DType::bf16, hq.n, rng);
+  dev.dout.upload(hdo.bytes.data());
+  CHECK_STATUS(sm::backward(dev.bwd_params(pt, false, 0)));
+  DeviceBuffer ddq(hq.bytes.size()), ddk(hkv.bytes.size()), ddv(hkv.bytes.size()), delta(T * heads * 4),
+      acc_k(static_cast<std::size_t>(T) * heads * d * 4), acc_v(static_cast<std::size_t>(T) * heads * d * 4),
+      dq_acc(static_cast<std::size_t>(T) * heads * d * 4), dq_flags((static_cast<std::size_t>(T) * heads + 1) * 4);
+  sa::BackwardParams b;
+  static_cast<sa::ProblemParams&>(b) = f;
+  b.q = f.q;
+  b.k = b.v = f.k;
+  b.o = o.ptr;  // the dense forward's o: equal to the sparse one (above)
+  b.dout = dev.dout.ptr;
+  b.lse = lse.as<float>();
+  b.dq = ddq.ptr;
+  b.dk = ddk.ptr;
+  b.dv = ddv.ptr;
+  b.q_stride = b.o_stride = b.dout_stride = b.dq_stride = f.q_stride;
+  b.k_stride = b.v_stride = b.dk_stride = b.dv_stride = f.k_stride;
+  b.o_dtype = b.grad_dtype = sk::DType::bf16;
+  b.delta = delta.as<float>();
+  b.accum_k = acc_k.as<float>();
+  b.accum_v = acc_v.as<float>();
+  b.dq_accum = dq_acc.as<float>();
+  b.dq_flags = dq_flags.as<std::int32_t>();
+  CHECK_STATUS(sa::backward(b, sa::HostSeqlens{hcu, hcu}));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  Result rb{"dense", std::string("libm=") + sa::libm_name(libm) + " H=" + std::to_string(heads) +
+                         " T=300 D=128 causal lists vs dense Hkv=1: dq"};
+  const HostTensor dense_dq = fetch(ddq, sk::DType::bf16, hq.n);
+  const check::Compare c = check::compare(dev.dq, dense_dq);
+  rb.mismatches = c.mismatches;
+  rb.controls = check::control(dev.dq, dense_dq, dense_dq.n / 3, c.mismatches);
+  rb.pass = rb.mismatches == 0 && rb.controls;
+  report(rb);
+}
+
+// Chunked == unchunked (sparse_mla.md §5): digests of dq, dkv, d_sink for
+// chunks of 64, 128 and 320 rows and one chunk.
+void chunks() {
+  Point pt;
+  pt.heads = 64;
+  pt.topk = 512;
+  pt.tokens = 1000;
+  pt.pool = 512;
+  pt.sink = true;
+  std::mt19937_64 rng(17);
+  const HostTensor hq = check::random_tensor(sk::DType::bf16, pt.tokens * pt.heads * pt.d, rng);
+  const HostTensor hkv = check::random_tensor(sk::DType::bf16, pt.num_kv() * pt.d, rng);
+  const HostTensor hdo = check::random_tensor(sk::DType::bf16, hq.n, rng);
+  const auto hidx = make_indices(pt, rng);
+  Device dev(pt, hq, hkv, hidx, std::vector<float>(pt.heads, 0.75f));
+  dev.dout.upload(hdo.bytes.data());
+  CHECK_STATUS(sm::forward(dev.params(pt, true)));
+  std::string first;
+  Result r{"chunks", "H=64 topk=512 T=1000 pool=512 sink: chunks 1024 (one), 64, 128, 320"};
+  for (std::int64_t chunk : {1024, 64, 128, 320}) {
+    dev.dq.poison();
+    dev.dkv.poison();
+    CHECK_STATUS(sm::backward(dev.bwd_params(pt, true, chunk)));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::string dig;
+    for (DeviceBuffer* b : {&dev.dq, &dev.dkv, &dev.dsink}) {
+      std::vector<unsigned char> h(b->bytes);
+      CHECK_CUDA(cudaMemcpy(h.data(), b->ptr, h.size(), cudaMemcpyDeviceToHost));
+      dig += check::hex(check::fnv1a(h.data(), h.size())) + " ";
+    }
+    if (first.empty()) first = dig;
+    r.mismatches += dig != first;
+    r.detail += std::to_string(chunk) + ": " + dig + "; ";
+  }
+  r.controls = true;
+  r.pass = r.mismatches == 0;
+  report(r);
 }
 
 void repeats() {
@@ -272,11 +423,16 @@ void repeats() {
   for (int i = 0; i < 100; ++i) {
     Device dev(pt, hq, hkv, hidx, hsink);  // fresh allocations
     CHECK_STATUS(sm::forward(dev.params(pt, true)));
+    dev.dout.upload(hq.bytes.data());  // any dO: the same in every run
+    CHECK_STATUS(sm::backward(dev.bwd_params(pt, true, 128)));
     CHECK_CUDA(cudaDeviceSynchronize());
-    HostTensor got;
-    got.resize(sk::DType::bf16, hq.n);
-    CHECK_CUDA(cudaMemcpy(got.bytes.data(), dev.o.ptr, got.bytes.size(), cudaMemcpyDeviceToHost));
-    digests.push_back(check::fnv1a(got.bytes.data(), got.bytes.size()));
+    std::uint64_t h = 0;
+    for (DeviceBuffer* b : {&dev.o, &dev.lse, &dev.dq, &dev.dkv, &dev.dsink}) {
+      std::vector<unsigned char> bytes(b->bytes);
+      CHECK_CUDA(cudaMemcpy(bytes.data(), b->ptr, bytes.size(), cudaMemcpyDeviceToHost));
+      h = h * 31 + check::fnv1a(bytes.data(), bytes.size());
+    }
+    digests.push_back(h);
   }
   // One ulp of one kv element that token 0 reads (its window starts at row 0).
   std::uint16_t u;
@@ -285,11 +441,16 @@ void repeats() {
   std::memcpy(hkv.bytes.data(), &u, 2);
   Device dev(pt, hq, hkv, hidx, hsink);
   CHECK_STATUS(sm::forward(dev.params(pt, true)));
-  HostTensor got;
-  got.resize(sk::DType::bf16, hq.n);
-  CHECK_CUDA(cudaMemcpy(got.bytes.data(), dev.o.ptr, got.bytes.size(), cudaMemcpyDeviceToHost));
-  const std::uint64_t changed = check::fnv1a(got.bytes.data(), got.bytes.size());
-  Result r{"repeats", "100 runs, fresh allocations, H=64 topk=512 T=256 pool=256 sink"};
+  dev.dout.upload(hq.bytes.data());
+  CHECK_STATUS(sm::backward(dev.bwd_params(pt, true, 128)));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::uint64_t changed = 0;
+  for (DeviceBuffer* b : {&dev.o, &dev.lse, &dev.dq, &dev.dkv, &dev.dsink}) {
+    std::vector<unsigned char> bytes(b->bytes);
+    CHECK_CUDA(cudaMemcpy(bytes.data(), b->ptr, bytes.size(), cudaMemcpyDeviceToHost));
+    changed = changed * 31 + check::fnv1a(bytes.data(), bytes.size());
+  }
+  Result r{"repeats", "100 runs (forward + backward, chunk 128), fresh allocations, H=64 topk=512 T=256 pool=256 sink"};
   for (auto x : digests) r.mismatches += x != digests[0];
   r.controls = changed != digests[0];
   r.detail = "digest=" + check::hex(digests[0]) + " one-ulp-changed=" + check::hex(changed);
@@ -349,6 +510,31 @@ void errors() {
       {"sink host pointer", sa::StatusCode::invalid_argument,
        [](sm::ForwardParams& x) { static float s[64]; x.sink = s; }},
   };
+  using G = std::function<void(sm::BackwardParams&)>;
+  const std::vector<std::tuple<std::string, sa::StatusCode, G>> bcases = {
+      {"bwd chunk 100 (not a multiple of 64)", sa::StatusCode::invalid_argument,
+       [](sm::BackwardParams& x) { x.chunk_tokens = 100; }},
+      {"bwd workspace too small", sa::StatusCode::invalid_argument, [](sm::BackwardParams& x) { x.workspace_bytes = 256; }},
+      {"bwd dkv null", sa::StatusCode::invalid_argument, [](sm::BackwardParams& x) { x.dkv = nullptr; }},
+      {"bwd grad dtype f16", sa::StatusCode::unsupported,
+       [](sm::BackwardParams& x) { x.grad_dtype = sk::DType::f16; }},
+  };
+  hidx[3 * pt.topk + 7] = 0;  // valid again
+  dev.idx.upload(hidx.data());
+  for (const auto& [name, want, mutate] : bcases) {
+    sm::BackwardParams bad = dev.bwd_params(pt, false, 64);
+    mutate(bad);
+    dev.dq.poison();
+    const sa::Status st = sm::backward(bad);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaMemcpy(got.bytes.data(), dev.dq.ptr, got.bytes.size(), cudaMemcpyDeviceToHost));
+    bool none = true;
+    for (unsigned char c : got.bytes) none = none && c == 0xff;
+    Result r{"errors", "refused: " + name};
+    r.pass = st.code == want && none && !st.message.empty();
+    r.detail = st.message;
+    report(r);
+  }
   for (const auto& [name, want, mutate] : cases) {
     sm::ForwardParams bad = dev.params(pt, false);
     mutate(bad);
@@ -395,6 +581,28 @@ void bench() {
     std::sort(ms.begin(), ms.end());
     const double med = ms[ms.size() / 2];
     const double flops = 4.0 * pt.d * pt.tokens * pt.heads * pt.topk;
+    // The backward, default chunk (512 rows): forward + backward timed.
+    const HostTensor hdo = check::random_tensor(sk::DType::bf16, hq.n, rng);
+    dev.dout.upload(hdo.bytes.data());
+    const sm::BackwardParams b = dev.bwd_params(pt, true, 0);
+    std::vector<float> fb;
+    for (int i = 0; i < 8; ++i) {
+      CHECK_CUDA(cudaEventRecord(e0));
+      CHECK_STATUS(sm::forward(p));
+      CHECK_STATUS(sm::backward(b));
+      CHECK_CUDA(cudaEventRecord(e1));
+      CHECK_CUDA(cudaEventSynchronize(e1));
+      float t;
+      CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
+      if (i >= 2) fb.push_back(t);
+    }
+    std::sort(fb.begin(), fb.end());
+    const double fb_med = fb[fb.size() / 2];
+    std::printf("bench    forward+backward %s (chunk 512, workspace %.0f MiB): %.3f ms, %.2f TFLOP/s\n",
+                sa::libm_name(libm), b.workspace_bytes / 1048576.0, fb_med, 14.0 * pt.d * pt.tokens * pt.heads * pt.topk / fb_med / 1e9);
+    if (g_json)
+      std::fprintf(g_json, "{\"section\":\"bench\",\"libm\":\"%s\",\"forward_backward_ms\":%.4f,\"workspace_mib\":%.1f}\n",
+                   sa::libm_name(libm), fb_med, b.workspace_bytes / 1048576.0);
     std::printf("bench    forward %s T=4096 H=128 topk=512 D=512 bf16 sink: %.3f ms, %.2f TFLOP/s\n",
                 sa::libm_name(libm), med, flops / med / 1e9);
     if (g_json)
@@ -450,6 +658,7 @@ int main(int argc, char** argv) {
             }
   for (sa::Libm libm : {sa::Libm::nvcc, sa::Libm::cr})
     for (int heads : {64, 128}) dense_equality(heads, libm);
+  chunks();
   repeats();
   errors();
   if (opt.bench) bench();

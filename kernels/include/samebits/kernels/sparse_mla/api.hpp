@@ -18,6 +18,15 @@ using attention::StatusCode;
 
 Status forward(const ForwardParams& p, bool validate_indices = false, void* stream = nullptr);
 
+// dq, dkv (and d_sink with a sink) from q, kv, dO, o as stored and the
+// sink-inclusive lse. p.chunk_tokens: 0 (the default) or a positive multiple
+// of B = 64 (sparse_mla.md §5); p.workspace of backward_workspace_bytes(p)
+// bytes, 256-byte aligned (the chunk size sets most of it: about
+// chunk * topk * (2 * heads + D + 16) * 4 bytes).
+Status backward(const BackwardParams& p, bool validate_indices = false, void* stream = nullptr);
+// -1 when p's sizes are out of range (backward() says which).
+std::int64_t backward_workspace_bytes(const BackwardParams& p);
+
 // After the stream has run the calls that used p.error_flag: invalid_argument
 // naming the problem when a kernel met an out-of-range index (one 4-byte
 // device-to-host copy, synchronous on `stream`).

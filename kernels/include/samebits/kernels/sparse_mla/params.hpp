@@ -48,3 +48,36 @@ struct ForwardParams : ProblemParams {
 };
 
 }  // namespace samebits::kernels::sparse_mla
+
+namespace samebits::kernels::sparse_mla {
+
+// Query rows per chunk of the backward: a multiple of B (sparse_mla.md §5).
+// 0 lets the API choose (kDefaultChunkTokens, or all tokens when fewer).
+inline constexpr std::int64_t kDefaultChunkTokens = 512;
+
+struct BackwardParams : ProblemParams {
+  const void* q = nullptr;
+  const void* kv = nullptr;
+  const void* o = nullptr;     // the forward's o as stored, dtype o_dtype
+  const void* dout = nullptr;  // dtype in_dtype
+  const float* lse = nullptr;  // [tokens, heads], sink-inclusive
+  void* dq = nullptr;          // [tokens, heads, D], grad_dtype
+  void* dkv = nullptr;         // [num_kv, D], grad_dtype
+  float* dsink = nullptr;      // [heads] (only with a sink)
+  Strides q_stride, o_stride, dout_stride, dq_stride;
+  std::int64_t kv_row_stride = 0, dkv_row_stride = 0;
+  DType o_dtype = DType::bf16;
+  DType grad_dtype = DType::bf16;
+  std::int64_t chunk_tokens = 0;
+
+  // Workspace (device, 256-byte aligned; backward_workspace_bytes() says how
+  // much), carved by the launcher:
+  //   delta [tokens, heads] fp32; the dkv accumulators A [num_kv, D] fp32;
+  //   per chunk: p and ds [chunk, heads, topk] fp32, the contributor vectors
+  //   c [chunk, topk, D] fp32, the sort of the chunk's (index, slot) pairs
+  //   and its scratch, and the contributor offsets [num_kv + 1].
+  void* workspace = nullptr;
+  std::int64_t workspace_bytes = 0;
+};
+
+}  // namespace samebits::kernels::sparse_mla

@@ -1,0 +1,352 @@
+// kernels/src/cuda/sparse_mla_bwd_kernel.cuh — the sparse MLA backward
+// (sparse_mla.md §4-5), in chunks of query rows (tokens):
+//   delta      delta[t,h] = dO . o, a chain over d from +0 (the stored o)
+//   token      one block per (token, 16 heads): per slot block, s = q.kv and
+//              dp = dO.kv as chains over d, p = exp(t - lse), ds = p (dp - delta);
+//              p and ds to the chunk's workspace; dq's chain over the members
+//              in slot order; dq = mul(acc, scale), rounded once
+//   contrib    one block per (token, 64-slot block, 128 columns): per member
+//              slot, gK = sum over heads in order of ds q, gV of p dO, each a
+//              chain from +0; c = add(mul(gK, scale), gV) to the chunk's
+//              contributor vectors
+//   pairs, sort, offsets
+//              the chunk's (kv row, slot position) pairs, radix-sorted by kv
+//              row (stable: within a row, (t, slot) order stays), and each
+//              kv row's range in the sorted list: the inversion of the map
+//   dkv accum  A[r] = add(A[r], c) over r's contributors in (t, slot) order,
+//              continuing from the previous chunk
+//   dkv finish dkv = A, rounded once;  dsink: acc over t in order of
+//              mul(exp(sigma - lse), delta), d_sink = -acc
+// Holes (-1) and out-of-range indices (flagged) are not members: no load, no
+// arithmetic reaches an accumulator. No floating-point atomics anywhere.
+#pragma once
+
+#include "sparse_mla_fwd_kernel.cuh"
+
+namespace samebits::kernels::sparse_mla::cuda {
+
+inline constexpr int kBwdHeads = 16;     // heads per token block (one per thread row)
+inline constexpr int kContribCols = 128;  // columns per contrib block
+inline constexpr int kContribHeads = 64;  // heads per shared-memory batch of the contrib block
+
+// The chunk's workspace, as the launcher carves it.
+struct ChunkWorkspace {
+  float* p = nullptr;   // [chunk, heads, topk]
+  float* ds = nullptr;  // [chunk, heads, topk]
+  float* c = nullptr;   // [chunk, topk, D]
+  std::int32_t* keys = nullptr;    // [chunk * topk] kv row (num_kv for a hole)
+  std::int32_t* values = nullptr;  // [chunk * topk] t_local * topk + slot
+  std::int32_t* sorted_keys = nullptr;
+  std::int32_t* sorted_values = nullptr;
+  std::int32_t* offsets = nullptr;  // [num_kv + 1]
+  float* delta = nullptr;           // [tokens, heads]
+  float* accum = nullptr;           // [num_kv, D]
+  std::int64_t t0 = 0;              // the chunk's first token
+  int tokens = 0;                   // tokens in the chunk
+};
+
+// Slot s of token t: a member's kv row, or -1 (a hole, or an out-of-range
+// index: flagged, and nothing computed from it).
+SAMEBITS_DEVICE_FUNC int member_row(const ProblemParams& p, std::int64_t t, int s) {
+  int i = s < p.topk ? p.indices[t * p.indices_row_stride + s] : -1;
+  if (i < -1 || i >= p.num_kv) {
+    if (p.error_flag) gpu::fetch_add_agent(p.error_flag, 1);
+    i = -1;
+  }
+  return i;
+}
+
+template <int D, DType In, DType OutO>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_delta_kernel(const BackwardParams p, float* delta) {
+  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
+  if (task >= p.tokens * p.heads) return;
+  const std::int64_t t = task / p.heads;
+  const int h = static_cast<int>(task % p.heads);
+  const std::int64_t od = t * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
+  const std::int64_t dd = t * p.dout_stride.row + static_cast<std::int64_t>(h) * p.dout_stride.head;
+  float acc = 0.0f;
+#pragma unroll 8
+  for (int d = 0; d < D; ++d) acc = fma_rn(load_as_f32(p.dout, In, dd + d), load_as_f32(p.o, OutO, od + d), acc);
+  delta[task] = acc;
+}
+
+template <int D>
+struct TokenSmem {
+  static constexpr int kLd = ac::TileConfig<D>::kLd, kLdP = ac::TileConfig<D>::kLdScores;
+  static constexpr int kQ = 0, kDo = kQ + kBwdHeads * kLd, kKv = kDo + kBwdHeads * kLd, kP = kKv + kTileKeys * kLd,
+                       kDs = kP + kBwdHeads * kLdP, kIdx = kDs + kBwdHeads * kLdP, kFloats = kIdx + kTileKeys;
+  static constexpr int kBytes = kFloats * 4;
+  static_assert(kBytes <= 227 * 1024, "sparse backward token tile fits a block's shared memory");
+};
+
+template <int D, class L, DType In, DType Grad>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
+    sparse_mla_bwd_token_kernel(const BackwardParams p, const ChunkWorkspace w) {
+  using Sm = TokenSmem<D>;
+  constexpr int kLd = Sm::kLd, kLdP = Sm::kLdP, kCols = ac::TileConfig<D>::kColsPerThread;
+  extern SAMEBITS_SHARED ac::float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  float* sQ = smem + Sm::kQ;
+  float* sDo = smem + Sm::kDo;
+  float* sKv = smem + Sm::kKv;
+  float* sP = smem + Sm::kP;
+  float* sDs = smem + Sm::kDs;
+  int* sIdx = reinterpret_cast<int*>(smem + Sm::kIdx);
+
+  const int tl = gpu::blockIdx.x;  // token within the chunk
+  const std::int64_t t = w.t0 + tl;
+  const int h0 = gpu::blockIdx.y * kBwdHeads;
+  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
+  const int valid_heads = min(kBwdHeads, p.heads - h0);
+  const int h = h0 + ty;  // the thread's head (row ty of the tile)
+  const bool head_ok = ty < valid_heads;
+
+  const std::int64_t es = dtype_size(In);
+  ac::load_tile<D, In, kBwdHeads>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * es,
+                                  Strides{p.q_stride.head, 0}, h0, valid_heads, 0);
+  ac::load_tile<D, In, kBwdHeads>(sDo, static_cast<const char*>(p.dout) + t * p.dout_stride.row * es,
+                                  Strides{p.dout_stride.head, 0}, h0, valid_heads, 0);
+  const float lse = head_ok ? p.lse[t * p.heads + h] : 0.0f;
+  const float delta = head_ok ? w.delta[t * p.heads + h] : 0.0f;
+
+  float acc[kCols];  // dq of head h, columns col_of(tx, j)
+#pragma unroll
+  for (int j = 0; j < kCols; ++j) acc[j] = 0.0f;
+
+  float* p_row = w.p + (static_cast<std::int64_t>(tl) * p.heads + h) * p.topk;
+  float* ds_row = w.ds + (static_cast<std::int64_t>(tl) * p.heads + h) * p.topk;
+  for (int slot0 = 0; slot0 < p.topk; slot0 += kTileKeys) {
+    gpu::block_barrier();  // the previous block's sKv, sP, sDs, sIdx are consumed
+    if (tid < kTileKeys) sIdx[tid] = member_row(p, t, slot0 + tid);
+    gpu::block_barrier();
+    bool any_member = false;
+#pragma unroll 8
+    for (int k = 0; k < kTileKeys; ++k) any_member = any_member || sIdx[k] >= 0;
+    if (!any_member) {  // a block of holes: p and ds written as +0 (never read as members)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int s = slot0 + tx + 16 * c;
+        if (head_ok && s < p.topk) p_row[s] = ds_row[s] = 0.0f;
+      }
+      continue;
+    }
+    gather_rows<D, In>(sKv, p.kv, p.kv_row_stride, sIdx);
+    gpu::block_barrier();
+
+    float s[1][4], dp[1][4];
+    ac::tile_dots<D, true>(sQ, sKv, ty, tx, s);
+    ac::tile_dots<D, true>(sDo, sKv, ty, tx, dp);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int k = tx + 16 * c, slot = slot0 + k;
+      float pr = 0.0f, dsr = 0.0f;
+      if (sIdx[k] >= 0) {
+        pr = L::exp(sub_rn(mul_rn(s[0][c], p.scale), lse));
+        dsr = mul_rn(pr, sub_rn(dp[0][c], delta));
+      }
+      sP[ty * kLdP + k] = pr;
+      sDs[ty * kLdP + k] = dsr;
+      if (head_ok && slot < p.topk) {
+        p_row[slot] = pr;
+        ds_row[slot] = dsr;
+      }
+    }
+    gpu::block_barrier();
+
+    // dq: acc[d] = fma(ds, kv[d], acc[d]) over the block's members in slot order.
+    for (int k = 0; k < kTileKeys; ++k) {
+      if (sIdx[k] < 0) continue;  // uniform across the block
+      const float dsk = sDs[ty * kLdP + k];
+#pragma unroll
+      for (int j = 0; j < kCols; j += 4) {
+        const ac::float4 x = ld4(sKv + k * kLd + ac::col_of(tx, j));
+        acc[j] = fma_rn(dsk, x.x, acc[j]);
+        acc[j + 1] = fma_rn(dsk, x.y, acc[j + 1]);
+        acc[j + 2] = fma_rn(dsk, x.z, acc[j + 2]);
+        acc[j + 3] = fma_rn(dsk, x.w, acc[j + 3]);
+      }
+    }
+  }
+  if (!head_ok) return;
+  const std::int64_t base = t * p.dq_stride.row + static_cast<std::int64_t>(h) * p.dq_stride.head;
+#pragma unroll
+  for (int j = 0; j < kCols; ++j) store_from_f32(p.dq, Grad, base + ac::col_of(tx, j), mul_rn(acc[j], p.scale));
+}
+
+template <int D>
+struct ContribSmem {
+  static constexpr int kLd = kContribCols + 4, kLdP = kTileKeys + 4;
+  static constexpr int kQ = 0, kDo = kQ + kContribHeads * kLd, kP = kDo + kContribHeads * kLd,
+                       kDs = kP + kContribHeads * kLdP, kIdx = kDs + kContribHeads * kLdP, kFloats = kIdx + kTileKeys;
+  static constexpr int kBytes = kFloats * 4;
+  static_assert(kBytes <= 227 * 1024, "contrib tile fits a block's shared memory");
+  static_assert(D % kContribCols == 0, "D is a multiple of the contrib block's columns");
+};
+
+// c[t][slot][col] for the block's 64 slots x 128 columns: thread (ty, tx)
+// owns slots ty*4 + i and columns col_of(tx, j) of the 128 (TileConfig<128>).
+template <int D, DType In>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
+    sparse_mla_bwd_contrib_kernel(const BackwardParams p, const ChunkWorkspace w) {
+  using Sm = ContribSmem<D>;
+  constexpr int kLd = Sm::kLd, kLdP = Sm::kLdP, kCols = ac::TileConfig<kContribCols>::kColsPerThread;
+  extern SAMEBITS_SHARED ac::float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  float* sQ = smem + Sm::kQ;
+  float* sDo = smem + Sm::kDo;
+  float* sP = smem + Sm::kP;
+  float* sDs = smem + Sm::kDs;
+  int* sIdx = reinterpret_cast<int*>(smem + Sm::kIdx);
+
+  const int tl = gpu::blockIdx.x;
+  const std::int64_t t = w.t0 + tl;
+  const int slot0 = gpu::blockIdx.y * kTileKeys, col0 = gpu::blockIdx.z * kContribCols;
+  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
+  if (tid < kTileKeys) sIdx[tid] = member_row(p, t, slot0 + tid);
+  gpu::block_barrier();
+  bool any_member = false;
+#pragma unroll 8
+  for (int k = 0; k < kTileKeys; ++k) any_member = any_member || sIdx[k] >= 0;
+  if (!any_member) return;
+
+  float gk[4][kCols], gv[4][kCols];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) gk[i][j] = gv[i][j] = 0.0f;
+
+  const std::int64_t es = dtype_size(In);
+  for (int hb = 0; hb < p.heads; hb += kContribHeads) {  // head batches, in head order
+    const int nh = min(kContribHeads, p.heads - hb);
+    gpu::block_barrier();  // the previous batch is consumed
+    // q, dO [nh heads][128 columns from col0], widened.
+    for (int e = tid; e < kContribHeads * kContribCols; e += kThreads) {
+      const int hh = e / kContribCols, c = e % kContribCols;
+      float qv = 0.0f, dov = 0.0f;
+      if (hh < nh) {
+        qv = load_as_f32(p.q, In, t * p.q_stride.row + static_cast<std::int64_t>(hb + hh) * p.q_stride.head + col0 + c);
+        dov = load_as_f32(p.dout, In,
+                          t * p.dout_stride.row + static_cast<std::int64_t>(hb + hh) * p.dout_stride.head + col0 + c);
+      }
+      sQ[hh * kLd + c] = qv;
+      sDo[hh * kLd + c] = dov;
+    }
+    // p, ds [nh heads][64 slots] from the token kernel's workspace.
+    for (int e = tid; e < kContribHeads * kTileKeys; e += kThreads) {
+      const int hh = e / kTileKeys, k = e % kTileKeys;
+      float pv = 0.0f, dsv = 0.0f;
+      if (hh < nh && slot0 + k < p.topk) {
+        const std::int64_t a = (static_cast<std::int64_t>(tl) * p.heads + hb + hh) * p.topk + slot0 + k;
+        pv = w.p[a];
+        dsv = w.ds[a];
+      }
+      sP[hh * kLdP + k] = pv;
+      sDs[hh * kLdP + k] = dsv;
+    }
+    gpu::block_barrier();
+    for (int hh = 0; hh < nh; ++hh) {
+      const ac::float4 dsv = ld4(sDs + hh * kLdP + ty * 4), pv = ld4(sP + hh * kLdP + ty * 4);
+      float qv[kCols], dov[kCols];
+#pragma unroll
+      for (int j = 0; j < kCols; j += 4) {
+        const ac::float4 a = ld4(sQ + hh * kLd + ac::col_of(tx, j));
+        const ac::float4 b = ld4(sDo + hh * kLd + ac::col_of(tx, j));
+        qv[j] = a.x; qv[j + 1] = a.y; qv[j + 2] = a.z; qv[j + 3] = a.w;
+        dov[j] = b.x; dov[j + 1] = b.y; dov[j + 2] = b.z; dov[j + 3] = b.w;
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float dsi = ac::comp(dsv, i), pi = ac::comp(pv, i);
+#pragma unroll
+        for (int j = 0; j < kCols; ++j) {
+          gk[i][j] = fma_rn(dsi, qv[j], gk[i][j]);
+          gv[i][j] = fma_rn(pi, dov[j], gv[i][j]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int k = ty * 4 + i;
+    if (sIdx[k] < 0) continue;  // a hole: no contributor
+    float* c = w.c + (static_cast<std::int64_t>(tl) * p.topk + slot0 + k) * D + col0;
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) c[ac::col_of(tx, j)] = add_rn(mul_rn(gk[i][j], p.scale), gv[i][j]);
+  }
+}
+
+// The chunk's pairs: key = the slot's kv row (num_kv for a non-member, sorted
+// last), value = its position t_local * topk + slot (ascending: (t, slot)).
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_pairs_kernel(const BackwardParams p,
+                                                                                     const ChunkWorkspace w) {
+  const std::int64_t e = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
+  if (e >= static_cast<std::int64_t>(w.tokens) * p.topk) return;
+  const int tl = static_cast<int>(e / p.topk), s = static_cast<int>(e % p.topk);
+  const int r = member_row(p, w.t0 + tl, s);
+  w.keys[e] = r >= 0 ? r : static_cast<std::int32_t>(p.num_kv);
+  w.values[e] = static_cast<std::int32_t>(e);
+}
+
+// offsets[r] = the first sorted position whose key is >= r (r = 0 .. num_kv).
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_offsets_kernel(const BackwardParams p,
+                                                                                       const ChunkWorkspace w) {
+  const std::int64_t r = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
+  if (r > p.num_kv) return;
+  std::int64_t lo = 0, hi = static_cast<std::int64_t>(w.tokens) * p.topk;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) / 2;
+    if (w.sorted_keys[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  w.offsets[r] = static_cast<std::int32_t>(lo);
+}
+
+// A[r][d..d+3] = add(A, c) over r's contributors in the chunk, in (t, slot)
+// order; one thread per (kv row, 4 columns).
+template <int D>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_dkv_accum_kernel(const BackwardParams p,
+                                                                                         const ChunkWorkspace w) {
+  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
+  if (task >= p.num_kv * (D / 4)) return;
+  const std::int64_t r = task / (D / 4);
+  const int d = static_cast<int>(task % (D / 4)) * 4;
+  const int c0 = w.offsets[r], c1 = w.offsets[r + 1];
+  if (c0 == c1) return;
+  float* a = w.accum + r * D + d;
+  ac::float4 acc = *reinterpret_cast<const ac::float4*>(a);
+  for (int i = c0; i < c1; ++i) {
+    const ac::float4 x = *reinterpret_cast<const ac::float4*>(w.c + static_cast<std::int64_t>(w.sorted_values[i]) * D + d);
+    acc.x = add_rn(acc.x, x.x);
+    acc.y = add_rn(acc.y, x.y);
+    acc.z = add_rn(acc.z, x.z);
+    acc.w = add_rn(acc.w, x.w);
+  }
+  *reinterpret_cast<ac::float4*>(a) = acc;
+}
+
+template <int D, DType Grad>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_dkv_finish_kernel(const BackwardParams p,
+                                                                                          const float* accum) {
+  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
+  if (task >= p.num_kv * D) return;
+  const std::int64_t r = task / D;
+  const int d = static_cast<int>(task % D);
+  store_from_f32(p.dkv, Grad, r * p.dkv_row_stride + d, accum[task]);
+}
+
+// d_sink[h] = -(sum over t in order of mul(exp(sub(sigma, lse)), delta)).
+template <class L>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_dsink_kernel(const BackwardParams p,
+                                                                                     const float* delta) {
+  const int h = static_cast<int>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
+  if (h >= p.heads) return;
+  const float sigma = p.sink[h];
+  float acc = 0.0f;
+  for (std::int64_t t = 0; t < p.tokens; ++t) {
+    const std::int64_t i = t * p.heads + h;
+    acc = add_rn(acc, mul_rn(L::exp(sub_rn(sigma, p.lse[i])), delta[i]));
+  }
+  p.dsink[h] = canonical(-acc);
+}
+
+}  // namespace samebits::kernels::sparse_mla::cuda
