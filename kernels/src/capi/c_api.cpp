@@ -14,6 +14,7 @@
 #include <string>
 
 #include "../validate/attention_validate.hpp"
+#include "../validate/sparse_mla_validate.hpp"
 #include "samebits/kernels/attention/api.hpp"
 #include "samebits/kernels/attention/contract.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
@@ -23,6 +24,8 @@ namespace {
 
 namespace ka = samebits::kernels::attention;
 namespace kv = samebits::kernels::attention::validate;
+namespace ks = samebits::kernels::sparse_mla;
+namespace ksv = samebits::kernels::sparse_mla::validate;
 
 thread_local std::string g_last_error;
 
@@ -169,6 +172,142 @@ int32_t samebits_attention_reference_backward(const samebits_attention_problem* 
     ka::reference_backward(static_cast<ka::Libm>(p->libm), dense_of(p), q, k, v, o, dout, lse, dq, dk, dv,
                            static_cast<unsigned>(threads < 0 ? 0 : threads));
     return SAMEBITS_OK;
+  });
+}
+
+}  // extern "C"
+
+// ---- sparse MLA ----------------------------------------------------------
+
+namespace {
+
+bool sparse_dtype_ok(int32_t t) { return t == SAMEBITS_F32 || t == SAMEBITS_BF16 || t == SAMEBITS_F16; }
+
+int32_t sparse_problem(const samebits_sparse_mla_problem* p, const char* fn, ks::ProblemParams* out) {
+  if (!p) return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": problem is null");
+  if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR)
+    return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": libm code " + std::to_string(p->libm) + " unknown");
+  for (auto [code, name] : {std::pair{p->in_dtype, "in_dtype"}, {p->o_dtype, "o_dtype"}, {p->grad_dtype, "grad_dtype"}})
+    if (!sparse_dtype_ok(code))
+      return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": " + name + " code " + std::to_string(code) +
+                                            " unknown (0 f32, 1 bf16, 2 f16)");
+  if (p->validate_indices != 0 && p->validate_indices != 1)
+    return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": validate_indices must be 0 or 1");
+  out->tokens = p->tokens;
+  out->num_kv = p->num_kv;
+  out->heads = p->heads;
+  out->d = p->d;
+  out->topk = p->topk;
+  out->scale = p->scale != 0.0f ? p->scale : ka::default_scale(p->d == 128 ? 128 : 512);
+  out->in_dtype = static_cast<samebits::kernels::DType>(p->in_dtype);
+  out->libm = static_cast<ka::Libm>(p->libm);
+  out->indices = p->indices;
+  out->indices_row_stride = p->indices_row_stride;
+  out->sink = p->sink;
+  out->error_flag = p->error_flag;
+  return SAMEBITS_OK;
+}
+
+ka::Strides strides3(samebits_tensor3 t) { return ka::Strides{t.row_stride, t.head_stride}; }
+
+}  // namespace
+
+extern "C" {
+
+int32_t samebits_sparse_mla_fingerprint(int32_t libm, char* buf, int64_t len) {
+  if (libm != SAMEBITS_LIBM_NVCC && libm != SAMEBITS_LIBM_CR)
+    return fail(SAMEBITS_UNSUPPORTED, "samebits_sparse_mla_fingerprint: libm code " + std::to_string(libm) + " unknown");
+  const std::string f = ks::fingerprint(static_cast<ka::Libm>(libm));
+  if (!buf || len < static_cast<int64_t>(f.size()) + 1)
+    return fail(SAMEBITS_INVALID_ARGUMENT,
+                "samebits_sparse_mla_fingerprint: buffer needs " + std::to_string(f.size() + 1) + " bytes");
+  std::memcpy(buf, f.c_str(), f.size() + 1);
+  return SAMEBITS_OK;
+}
+
+int32_t samebits_sparse_mla_forward(const samebits_sparse_mla_problem* p, samebits_tensor3 q, const void* kv,
+                                    int64_t kv_row_stride, samebits_tensor3 o, float* lse, float* lse_excl,
+                                    void* stream) {
+  static constexpr const char* fn = "samebits_sparse_mla_forward";
+  return guarded(fn, [&]() -> int32_t {
+    ks::ForwardParams f;
+    if (int32_t s = sparse_problem(p, fn, &f)) return s;
+    f.q = q.data;
+    f.q_stride = strides3(q);
+    f.kv = kv;
+    f.kv_row_stride = kv_row_stride;
+    f.o = o.data;
+    f.o_stride = strides3(o);
+    f.lse = lse;
+    f.lse_excl = lse_excl;
+    f.o_dtype = static_cast<samebits::kernels::DType>(p->o_dtype);
+#if defined(SAMEBITS_WITH_CUDA)
+    return from_status(ks::forward(f, p->validate_indices != 0, stream));
+#else
+    (void)stream;
+    if (int32_t s = from_status(ksv::check_forward(f, ksv::PointerQuery{}))) return s;
+    return not_built(fn);
+#endif
+  });
+}
+
+int64_t samebits_sparse_mla_backward_workspace_bytes(const samebits_sparse_mla_problem* p) {
+  ks::BackwardParams b;
+  if (!p || sparse_problem(p, "samebits_sparse_mla_backward_workspace_bytes", &b) != SAMEBITS_OK) return -1;
+  b.chunk_tokens = p->chunk_tokens;
+#if defined(SAMEBITS_WITH_CUDA)
+  return ks::backward_workspace_bytes(b);
+#else
+  return -1;
+#endif
+}
+
+int32_t samebits_sparse_mla_backward(const samebits_sparse_mla_problem* p, samebits_tensor3 q, const void* kv,
+                                     int64_t kv_row_stride, samebits_tensor3 o, samebits_tensor3 dout,
+                                     const float* lse, samebits_tensor3 dq, void* dkv, int64_t dkv_row_stride,
+                                     float* dsink, void* workspace, int64_t workspace_bytes, void* stream) {
+  static constexpr const char* fn = "samebits_sparse_mla_backward";
+  return guarded(fn, [&]() -> int32_t {
+    ks::BackwardParams b;
+    if (int32_t s = sparse_problem(p, fn, &b)) return s;
+    b.q = q.data;
+    b.q_stride = strides3(q);
+    b.kv = kv;
+    b.kv_row_stride = kv_row_stride;
+    b.o = o.data;
+    b.o_stride = strides3(o);
+    b.dout = dout.data;
+    b.dout_stride = strides3(dout);
+    b.lse = lse;
+    b.dq = dq.data;
+    b.dq_stride = strides3(dq);
+    b.dkv = dkv;
+    b.dkv_row_stride = dkv_row_stride;
+    b.dsink = dsink;
+    b.o_dtype = static_cast<samebits::kernels::DType>(p->o_dtype);
+    b.grad_dtype = static_cast<samebits::kernels::DType>(p->grad_dtype);
+    b.chunk_tokens = p->chunk_tokens;
+    b.workspace = workspace;
+    b.workspace_bytes = workspace_bytes;
+#if defined(SAMEBITS_WITH_CUDA)
+    return from_status(ks::backward(b, p->validate_indices != 0, stream));
+#else
+    (void)stream;
+    if (int32_t s = from_status(ksv::check_backward(b, 0, ksv::PointerQuery{}))) return s;
+    return not_built(fn);
+#endif
+  });
+}
+
+int32_t samebits_sparse_mla_check_index_error(const int32_t* error_flag, void* stream) {
+  static constexpr const char* fn = "samebits_sparse_mla_check_index_error";
+  return guarded(fn, [&]() -> int32_t {
+#if defined(SAMEBITS_WITH_CUDA)
+    return from_status(ks::check_index_error(error_flag, stream));
+#else
+    (void)error_flag, (void)stream;
+    return not_built(fn);
+#endif
   });
 }
 

@@ -3,29 +3,20 @@
 // (kernels/src/validate/attention_validate.cpp, also behind the C ABI), then
 // the launchers. Fail closed: anything not understood is refused by name, and
 // nothing is launched. What only the CUDA runtime knows, whether a pointer is
-// device memory, is answered here (pointer_kind).
+// device memory, is answered by pointer_query.hpp.
 #include <cuda_runtime.h>
 
 #include <string>
 
 #include "../validate/attention_validate.hpp"
 #include "attention_launch.hpp"
+#include "pointer_query.hpp"
 #include "samebits/kernels/attention/api.hpp"
 
 namespace samebits::kernels::attention {
 namespace {
 
-validate::MemoryKind pointer_kind(const void* ptr, void*) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
-    cudaGetLastError();
-    return validate::MemoryKind::not_cuda;
-  }
-  if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged) return validate::MemoryKind::host;
-  return validate::MemoryKind::device;
-}
-
-constexpr validate::PointerQuery kCuda{pointer_kind, nullptr};
+constexpr validate::PointerQuery kCuda = cuda_runtime::kPointerQuery;
 
 Status check_launch(cudaError_t e) {
   if (e == cudaSuccess) return Status{};

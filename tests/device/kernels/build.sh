@@ -57,6 +57,7 @@ host_obj kernels/src/reference/attention_reference.cpp
 host_obj kernels/src/reference/sparse_mla_reference.cpp
 host_obj kernels/src/capi/c_api.cpp
 host_obj kernels/src/validate/attention_validate.cpp
+host_obj kernels/src/validate/sparse_mla_validate.cpp
 dev_obj kernels/src/cuda/attention_launch_fwd.cu
 dev_obj kernels/src/cuda/attention_launch_bwd.cu
 dev_obj kernels/src/cuda/attention_api.cu
@@ -70,7 +71,7 @@ for p in "${pids[@]}"; do wait "$p" || status=1; done
 [ $status -eq 0 ] || { echo "build failed" >&2; exit 1; }
 
 kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o
-       "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_launch_bwd.o "$B"/obj/sparse_mla_api.o "$B"/obj/attention_validate.o
+       "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_launch_bwd.o "$B"/obj/sparse_mla_api.o "$B"/obj/attention_validate.o "$B"/obj/sparse_mla_validate.o
        "$B"/obj/attention_reference.o "$B"/obj/sparse_mla_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
 static=(-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -lpthread)
 "$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/attention_check.o "${kobjs[@]}" -o "$B/attention_check" "${static[@]}"

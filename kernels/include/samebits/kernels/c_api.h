@@ -103,6 +103,44 @@ int32_t samebits_attention_reference_backward(const samebits_attention_problem* 
                                               const float* v, const float* o, const float* dout, const float* lse,
                                               float* dq, float* dk, float* dv, int32_t threads);
 
+/* ---- DeepSeek-V4 sparse MLA (docs/kernels/sparse_mla.md) ----------------
+ * q, o, dO, dq [tokens, heads, d] as samebits_tensor3; kv, dkv [num_kv, d]
+ * (a pointer and a row stride in elements); indices [tokens, topk] int32
+ * (row stride in elements), -1 = hole; lse, lse_excl [tokens, heads] fp32;
+ * sink, dsink [heads] fp32. */
+typedef struct samebits_sparse_mla_problem {
+  int64_t tokens, num_kv;
+  int32_t heads, d, topk; /* d: 512 (128: the dense-equality instantiation) */
+  float scale;            /* 0: the default, binary32 nearest 1/sqrt(d) */
+  int32_t in_dtype;       /* SAMEBITS_BF16 or SAMEBITS_F32 */
+  int32_t o_dtype;        /* in_dtype or SAMEBITS_F32 */
+  int32_t grad_dtype;     /* dq, dkv: in_dtype or SAMEBITS_F32 */
+  int32_t libm;
+  const int32_t* indices; /* device */
+  int64_t indices_row_stride;
+  const float* sink;      /* device [heads], or null: no sink */
+  int32_t* error_flag;    /* device int32 the caller zeroes, or null: kernels raise it on an out-of-range index */
+  int64_t chunk_tokens;   /* backward: 0 (default) or a positive multiple of 64 */
+  int32_t validate_indices; /* 1: check every index on the host first (a device-to-host copy: not the hot path) */
+} samebits_sparse_mla_problem;
+
+/* "samebits-sparse-mla/1 policy=fma-chain/1 B=64 libm=nvcc". */
+int32_t samebits_sparse_mla_fingerprint(int32_t libm, char* buf, int64_t len);
+/* o in o_dtype; lse sink-inclusive; lse_excl (may be null) sink-exclusive. */
+int32_t samebits_sparse_mla_forward(const samebits_sparse_mla_problem* p, samebits_tensor3 q, const void* kv,
+                                    int64_t kv_row_stride, samebits_tensor3 o, float* lse, float* lse_excl,
+                                    void* stream);
+/* Bytes of workspace the backward needs (256-byte aligned); -1 when the sizes
+ * are out of range or this library has no GPU kernels. */
+int64_t samebits_sparse_mla_backward_workspace_bytes(const samebits_sparse_mla_problem* p);
+int32_t samebits_sparse_mla_backward(const samebits_sparse_mla_problem* p, samebits_tensor3 q, const void* kv,
+                                     int64_t kv_row_stride, samebits_tensor3 o, samebits_tensor3 dout,
+                                     const float* lse, samebits_tensor3 dq, void* dkv, int64_t dkv_row_stride,
+                                     float* dsink, void* workspace, int64_t workspace_bytes, void* stream);
+/* After the stream ran calls with error_flag: SAMEBITS_INVALID_ARGUMENT when a
+ * kernel met an out-of-range index (a 4-byte device-to-host copy). */
+int32_t samebits_sparse_mla_check_index_error(const int32_t* error_flag, void* stream);
+
 #ifdef __cplusplus
 }
 #endif
