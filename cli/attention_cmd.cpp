@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention_summary.hpp"
+#include "kernel_errors.hpp"
 #include "commands.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
 #include "samebits/kernels/dtype.hpp"
@@ -24,41 +25,6 @@ namespace samebits::cli {
 
 namespace ka = samebits::kernels::attention;
 namespace kn = samebits::kernels;
-
-namespace {
-
-using TensorError = AttentionSummary::Row;  // max |x - ref|, and that over max |ref|
-
-TensorError error_of(const std::string& name, const std::vector<float>& x, const std::vector<double>& ref) {
-  TensorError e;
-  e.name = name;
-  e.elements = x.size();
-  double scale = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (!std::isfinite(ref[i])) continue;  // -inf lse of empty rows: compared by class below
-    e.max_abs = std::max(e.max_abs, std::fabs(static_cast<double>(x[i]) - ref[i]));
-    scale = std::max(scale, std::fabs(ref[i]));
-  }
-  e.max_rel_normwise = scale > 0 ? e.max_abs / scale : 0;
-  return e;
-}
-
-// Rounds a binary32 tensor to the dtype and widens it back (what a caller holds).
-std::vector<float> through_dtype(const std::vector<float>& x, kn::DType t) {
-  std::vector<float> r(x.size());
-  std::vector<std::uint16_t> h(1);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (t == kn::DType::f32) {
-      r[i] = kn::canonical(x[i]);
-    } else {
-      kn::store_from_f32(h.data(), t, 0, x[i]);
-      r[i] = kn::load_as_f32(h.data(), t, 0);
-    }
-  }
-  return r;
-}
-
-}  // namespace
 
 AttentionSummary run_attention_reference(const AttentionOptions& opt) {
   if (opt.d != 64 && opt.d != 128) throw std::invalid_argument("--d " + std::to_string(opt.d) + ": supported head dims are 64 and 128");

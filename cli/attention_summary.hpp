@@ -30,7 +30,7 @@ struct AttentionSummary {
   double forward_seconds = 0, backward_seconds = 0, oracle_seconds = 0;
   struct Row {
     std::string name;
-    double max_abs = 0, max_rel_normwise = 0;
+    double max_abs = 0, max_rel_normwise = 0, cosine = 1;
     std::size_t elements = 0;
   };
   std::vector<Row> errors;

@@ -34,6 +34,7 @@ inline std::string ordinal(std::uint64_t n) {
 Command add_report_command(CLI::App& root);   // cli/report_cmd.cpp
 Command add_score_command(CLI::App& root);    // cli/score_cmd.cpp
 Command add_compare_command(CLI::App& root);  // cli/compare_cmd.cpp
-Command add_attention_command(CLI::App& root);  // cli/attention_cmd.cpp
+Command add_attention_command(CLI::App& root);   // cli/attention_cmd.cpp
+Command add_sparse_mla_command(CLI::App& root);  // cli/sparse_mla_cmd.cpp
 
 }  // namespace samebits::cli

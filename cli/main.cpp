@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
       "Exit status: 0 success (compare: identical), 1 finding (compare: mismatches), 2 error.\n"
       "Docs: README.md, docs/accuracy.md, docs/oracle.md, docs/compare.md");
   std::vector<Command> commands = {add_report_command(app), add_score_command(app), add_compare_command(app),
-                                   add_attention_command(app)};
+                                   add_attention_command(app), add_sparse_mla_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -120,3 +120,22 @@ TEST_CASE("score fails closed with a named reason", "[cli]") {
   CHECK(list.status == 0);
   CHECK(list.out.find("glibc") != std::string::npos);
 }
+
+TEST_CASE("sparse-mla runs the reference against the oracle, JSON and errors", "[cli][sparse_mla]") {
+  const Run r = run_samebits("sparse-mla --tokens 40 --heads 4 --d 128 --topk 96 --window 32 --pool 50 --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["fingerprint"] == "samebits-sparse-mla/1 policy=fma-chain/1 B=64 libm=nvcc");
+  CHECK(j["lists"]["fully_masked_tokens"] == 1);
+  REQUIRE(j["error_vs_oracle"].size() == 6);  // o (fp32), o (bf16), lse, dq, dkv, d_sink
+  for (const auto& e : j["error_vs_oracle"]) {
+    INFO(e.dump());
+    CHECK(e["max_rel_normwise"].get<double>() < 1e-2);  // bf16 outputs: ~2^-9
+    CHECK(e["cosine"].get<double>() > 0.9999);
+  }
+  CHECK(j["error_vs_oracle"][0]["max_rel_normwise"].get<double>() < 1e-5);  // the binary32 core, before rounding
+  const Run bad = run_samebits("sparse-mla --d 64");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("--d 64") != std::string::npos);
+  CHECK(run_samebits("sparse-mla --window 200 --topk 100").status == 2);
+}
