@@ -28,13 +28,26 @@ CONTROLS_FTZ.s for its flushing denormal mode; control_clean must pass.
 import re
 import sys
 
-FAMILIES = {  # template name -> kernels per D (over policies, dtypes, RM)
-    'attention_forward_kernel': 2 * 10,  # (cr, hipcc) x (bf16, f16: o in/f32; f32) x RM 4, 8
-    'attention_bwd_kernel': 2 * 3,
-    'attention_bwd_delta_kernel': 5,
-    'attention_bwd_fold_kernel': 3,
-    'attention_bwd_dq_finish_kernel': 3,
+FAMILIES = {  # template name -> {D: kernels} (over policies, dtypes, RM); '-': not templated on D
+    'attention_forward_kernel': {'64': 2 * 10, '128': 2 * 10},  # (cr, hipcc) x (bf16, f16: o in/f32; f32) x RM 4, 8
+    'attention_bwd_kernel': {'64': 2 * 3, '128': 2 * 3},
+    'attention_bwd_delta_kernel': {'64': 5, '128': 5},
+    'attention_bwd_fold_kernel': {'64': 3, '128': 3},
+    'attention_bwd_dq_finish_kernel': {'64': 3, '128': 3},
+    # sparse MLA: (cr, hipcc) x (bf16 -> bf16, bf16 -> f32, f32 -> f32)
+    'sparse_mla_forward_kernel': {'128': 6, '512': 6},
+    'sparse_mla_bwd_token_kernel': {'128': 6, '512': 6},
+    'sparse_mla_bwd_delta_kernel': {'128': 3, '512': 3},
+    'sparse_mla_bwd_contrib_kernel': {'128': 2, '512': 2},
+    'sparse_mla_bwd_dkv_accum_kernel': {'128': 1, '512': 1},
+    'sparse_mla_bwd_dkv_finish_kernel': {'128': 2, '512': 2},
+    'sparse_mla_bwd_dsink_kernel': {'-': 2},
+    'sparse_mla_bwd_pairs_kernel': {'-': 1},
+    'sparse_mla_bwd_offsets_kernel': {'-': 1},
 }
+# Kernels that read top-k indices: integer adds of the index error flag are their only atomics.
+ERROR_FLAG_FAMILIES = ('sparse_mla_forward_kernel', 'sparse_mla_bwd_token_kernel', 'sparse_mla_bwd_contrib_kernel',
+                       'sparse_mla_bwd_pairs_kernel')
 MODE = {
     '.amdhsa_float_denorm_mode_32': '3',
     '.amdhsa_float_denorm_mode_16_64': '3',
@@ -113,6 +126,10 @@ def violations(name, body, desc, arch):
                           ('acquire', r'^buffer_inv sc1\b'), ('release', r'^buffer_wbl2 sc1\b')]:
             if not re.search(pat, text, re.M):
                 bad.append(('coherence', f'no {what} ({pat})'))
+    elif any(f in name for f in ERROR_FLAG_FAMILIES):
+        for ins in atomics:
+            if ins.split()[0] != INT_TICKET:
+                bad.append(('int-atomic', f'only integer adds of the error flag allowed: {ins}'))
     else:
         for ins in atomics:
             bad.append(('int-atomic', f'atomic outside the ticket: {ins}'))
@@ -121,7 +138,7 @@ def violations(name, body, desc, arch):
 
 def expected_names(name):
     for fam in FAMILIES:
-        if re.search(r'\d' + fam + r'I', name):
+        if re.search(r'\d' + fam + r'[IE]', name):
             return fam
     return None
 
@@ -140,14 +157,16 @@ def check_arch(arch, kpath, cpath, fpath):
             print(f'FAIL {arch}: unexpected kernel {name}')
             fail = 1
             continue
-        d = re.search(r'I[Li]*Li(64|128)E', name)
+        d = re.search(r'I[Li]*Li(64|128|512)E', name)
         pol = 'cr' if 'CrExpLog' in name else 'hipcc' if 'HipccExpLog' in name else '-'
-        counts[(fam, d.group(1) if d else '?')] = counts.get((fam, d.group(1) if d else '?'), 0) + 1
-        if fam in ('attention_forward_kernel', 'attention_bwd_kernel') and pol == '-':
+        key = (fam, d.group(1) if d else '-')
+        counts[key] = counts.get(key, 0) + 1
+        if fam in ('attention_forward_kernel', 'attention_bwd_kernel', 'sparse_mla_forward_kernel',
+                   'sparse_mla_bwd_token_kernel', 'sparse_mla_bwd_dsink_kernel') and pol == '-':
             print(f'FAIL {arch}: {name}: no libm policy')
             fail = 1
-    for fam, n in FAMILIES.items():
-        for d in ('64', '128'):
+    for fam, per_d in FAMILIES.items():
+        for d, n in per_d.items():
             if counts.get((fam, d), 0) != n:
                 print(f'FAIL {arch}: {fam} D={d}: {counts.get((fam, d), 0)} kernels, want {n}')
                 fail = 1
@@ -157,7 +176,7 @@ def check_arch(arch, kpath, cpath, fpath):
             print(f'FAIL {arch}: {name}: {rule}: {detail}')
             nbad += 1
     fail |= nbad > 0
-    print(f'{arch}: {len(ks)} kernels ({", ".join(f"{f} {n * 2}" for f, n in FAMILIES.items())} expected), '
+    print(f'{arch}: {len(ks)} kernels ({sum(sum(v.values()) for v in FAMILIES.values())} expected), '
           f'{nbad} violations')
 
     # Negative controls: the same checks must refuse each planted kernel for its reason.

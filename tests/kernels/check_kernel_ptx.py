@@ -67,7 +67,7 @@ def main():
             print(f'FAIL: negative control not refused: {entry}: {line}')
             fail = 1
     print(f'negative controls: {len(PLANTED) + 1} planted lines, {"all refused" if not fail else "NOT all refused"}')
-    units = ['attention_launch_fwd', 'attention_launch_bwd', 'sparse_mla_launch_fwd']
+    units = ['attention_launch_fwd', 'attention_launch_bwd', 'sparse_mla_launch_fwd', 'sparse_mla_launch_bwd']
     builds = {'default': [], '-use_fast_math': ['-use_fast_math']}
     tmp = tempfile.mkdtemp()
 

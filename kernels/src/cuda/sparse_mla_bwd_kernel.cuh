@@ -97,7 +97,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   const std::int64_t t = w.t0 + tl;
   const int h0 = gpu::blockIdx.y * kBwdHeads;
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
-  const int valid_heads = min(kBwdHeads, p.heads - h0);
+  const int valid_heads = gpu::min_int(kBwdHeads, p.heads - h0);
   const int h = h0 + ty;  // the thread's head (row ty of the tile)
   const bool head_ok = ty < valid_heads;
 
@@ -217,7 +217,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
 
   const std::int64_t es = dtype_size(In);
   for (int hb = 0; hb < p.heads; hb += kContribHeads) {  // head batches, in head order
-    const int nh = min(kContribHeads, p.heads - hb);
+    const int nh = gpu::min_int(kContribHeads, p.heads - hb);
     gpu::block_barrier();  // the previous batch is consumed
     // q, dO [nh heads][128 columns from col0], widened.
     for (int e = tid; e < kContribHeads * kContribCols; e += kThreads) {
@@ -346,7 +346,9 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_dsink_ke
     const std::int64_t i = t * p.heads + h;
     acc = add_rn(acc, mul_rn(L::exp(sub_rn(sigma, p.lse[i])), delta[i]));
   }
-  p.dsink[h] = canonical(-acc);
+  // -acc as a sign-bit flip: exact, and no compiler flag can make it a
+  // flushing neg.ftz (as -use_fast_math does to a float negation).
+  p.dsink[h] = canonical(fp::from_bits(fp::to_bits(acc) ^ 0x80000000u));
 }
 
 }  // namespace samebits::kernels::sparse_mla::cuda

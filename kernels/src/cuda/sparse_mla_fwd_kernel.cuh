@@ -87,7 +87,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
   const std::int64_t t = gpu::blockIdx.x;
   const int h0 = gpu::blockIdx.y * kHeadsPerBlock;
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
-  const int valid_heads = min(kHeadsPerBlock, p.heads - h0);
+  const int valid_heads = gpu::min_int(kHeadsPerBlock, p.heads - h0);
 
   // q[t, h0 .. h0 + 31, :] as a [32][D] tile (heads are its rows).
   ac::load_tile<D, In, kHeadsPerBlock>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * dtype_size(In),

@@ -57,3 +57,42 @@ SB_D(64)
 SB_D(128)
 
 }  // namespace samebits::kernels::attention::cuda
+
+// ---- sparse MLA (docs/kernels/sparse_mla.md): forward and backward kernels,
+// D in {128, 512}, inputs bf16 / f32, the same two policies. Their only
+// atomics are the integer adds of the index error flag. Their tiles need up to
+// ~207 KiB of LDS too (ForwardSmem, TokenSmem, ContribSmem): compile only, as
+// above. The backward's host side sorts with CUB (NVIDIA only): a HIP
+// launcher would need another stable sort.
+#include "../cuda/sparse_mla_bwd_kernel.cuh"
+
+namespace samebits::kernels::sparse_mla::cuda {
+
+using attention::cuda::CrExpLog;
+using attention::cuda::HipccExpLog;
+
+#define SB_SP_FWD(D, L, IN, OUT) \
+  template SAMEBITS_GLOBAL void sparse_mla_forward_kernel<D, L, DType::IN, DType::OUT>(const ForwardParams);
+#define SB_SP_TOKEN(D, L, IN, G) \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_token_kernel<D, L, DType::IN, DType::G>(const BackwardParams, const ChunkWorkspace);
+#define SB_SP_POLICY(D, L)                                                              \
+  SB_SP_FWD(D, L, bf16, bf16) SB_SP_FWD(D, L, bf16, f32) SB_SP_FWD(D, L, f32, f32)      \
+  SB_SP_TOKEN(D, L, bf16, bf16) SB_SP_TOKEN(D, L, bf16, f32) SB_SP_TOKEN(D, L, f32, f32)
+#define SB_SP_D(D)                                                                                                  \
+  SB_SP_POLICY(D, CrExpLog)                                                                                         \
+  SB_SP_POLICY(D, HipccExpLog)                                                                                      \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_delta_kernel<D, DType::bf16, DType::bf16>(const BackwardParams, float*); \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_delta_kernel<D, DType::bf16, DType::f32>(const BackwardParams, float*);  \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_delta_kernel<D, DType::f32, DType::f32>(const BackwardParams, float*);   \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_contrib_kernel<D, DType::bf16>(const BackwardParams, const ChunkWorkspace); \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_contrib_kernel<D, DType::f32>(const BackwardParams, const ChunkWorkspace);  \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_dkv_accum_kernel<D>(const BackwardParams, const ChunkWorkspace);          \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_dkv_finish_kernel<D, DType::bf16>(const BackwardParams, const float*);   \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_dkv_finish_kernel<D, DType::f32>(const BackwardParams, const float*);
+
+SB_SP_D(128)
+SB_SP_D(512)
+template SAMEBITS_GLOBAL void sparse_mla_bwd_dsink_kernel<CrExpLog>(const BackwardParams, const float*);
+template SAMEBITS_GLOBAL void sparse_mla_bwd_dsink_kernel<HipccExpLog>(const BackwardParams, const float*);
+
+}  // namespace samebits::kernels::sparse_mla::cuda

@@ -106,3 +106,55 @@ class Samebits:
         return o, lse, dq, dk, dv
 
 
+
+
+class SparseProblem(C.Structure):
+    _fields_ = [
+        ("tokens", C.c_int64), ("num_kv", C.c_int64),
+        ("heads", C.c_int32), ("d", C.c_int32), ("topk", C.c_int32), ("scale", C.c_float),
+        ("in_dtype", C.c_int32), ("o_dtype", C.c_int32), ("grad_dtype", C.c_int32), ("libm", C.c_int32),
+        ("indices", C.c_void_p), ("indices_row_stride", C.c_int64),
+        ("sink", C.c_void_p), ("error_flag", C.c_void_p),
+        ("chunk_tokens", C.c_int64), ("validate_indices", C.c_int32),
+    ]
+
+
+class SparseMla:
+    """The sparse MLA entry points of the same library (c_api.h, samebits_sparse_mla_*)."""
+
+    def __init__(self, sb):
+        self.sb = sb
+        L = self.lib = sb.lib
+        L.samebits_sparse_mla_forward.argtypes = ([C.POINTER(SparseProblem), Tensor3, C.c_void_p, C.c_int64, Tensor3,
+                                                   C.c_void_p, C.c_void_p, C.c_void_p])
+        L.samebits_sparse_mla_backward_workspace_bytes.restype = C.c_int64
+        L.samebits_sparse_mla_backward_workspace_bytes.argtypes = [C.POINTER(SparseProblem)]
+        L.samebits_sparse_mla_backward.argtypes = ([C.POINTER(SparseProblem), Tensor3, C.c_void_p, C.c_int64, Tensor3,
+                                                    Tensor3, C.c_void_p, Tensor3, C.c_void_p, C.c_int64, C.c_void_p,
+                                                    C.c_void_p, C.c_int64, C.c_void_p])
+
+    def problem(self, q, kv, idx, libm, sink=None, chunk=0, flag=None):
+        T, H, D = q.shape
+        p = SparseProblem(T, kv.shape[0], H, D, idx.shape[1], 0.0, BF16, BF16, BF16, LIBM[libm], idx.data_ptr(),
+                          idx.stride(0), sink.data_ptr() if sink is not None else None,
+                          flag.data_ptr() if flag is not None else None, chunk, 0)
+        p._keep = (idx, sink, flag)
+        return p
+
+    def forward(self, p, q, kv, o, lse, lse_excl=None):
+        self.sb.check(self.lib.samebits_sparse_mla_forward(
+            C.byref(p), Samebits.t3(q), kv.data_ptr(), kv.stride(0), Samebits.t3(o), lse.data_ptr(),
+            lse_excl.data_ptr() if lse_excl is not None else None, torch.cuda.current_stream().cuda_stream),
+            "sparse forward")
+
+    def workspace(self, p):
+        n = self.lib.samebits_sparse_mla_backward_workspace_bytes(C.byref(p))
+        if n < 0:
+            raise RuntimeError("sparse backward workspace: sizes refused")
+        return torch.empty(n, dtype=torch.uint8, device="cuda")
+
+    def backward(self, p, q, kv, o, do, lse, dq, dkv, dsink, ws):
+        self.sb.check(self.lib.samebits_sparse_mla_backward(
+            C.byref(p), Samebits.t3(q), kv.data_ptr(), kv.stride(0), Samebits.t3(o), Samebits.t3(do), lse.data_ptr(),
+            Samebits.t3(dq), dkv.data_ptr(), dkv.stride(0), dsink.data_ptr() if dsink is not None else None,
+            ws.data_ptr(), ws.numel(), torch.cuda.current_stream().cuda_stream), "sparse backward")
