@@ -49,12 +49,15 @@ case "${1:-c++}" in
     sp=$out/sparse
     mkdir -p "$sp/sanitizer"
     timeout 420 build-device/sparse_mla_check --bench --out "$sp" > "$sp/check.txt" 2>&1 || status=1
-    timeout 60 compute-sanitizer --tool memcheck --error-exitcode 3 build-device/sparse_mla_check --quick \
-      --filter "T=100" --out "$sp/sanitizer" > "$sp/memcheck.txt" 2>&1 || status=1
-    timeout 60 compute-sanitizer --tool racecheck --error-exitcode 3 build-device/sparse_mla_check --quick \
-      --filter "libm=cr H=64 topk=512 T=100 D=512 sink=1 pool=512" --out "$sp/sanitizer" > "$sp/racecheck.txt" 2>&1 ||
+    timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 build-device/sparse_mla_check --quick \
+      --sections grid --filter "T=100" --out "$sp/sanitizer" > "$sp/memcheck.txt" 2>&1 || status=1
+    timeout 120 compute-sanitizer --tool racecheck --error-exitcode 3 build-device/sparse_mla_check --quick \
+      --sections grid --filter "libm=cr H=64 topk=512 T=100 D=512 sink=1 pool=512" --out "$sp/sanitizer" \
+      > "$sp/racecheck.txt" 2>&1 || status=1
+    timeout 240 python3 tests/device/kernels/sparse_torch_compare.py "$lib" "$sp" --reps 5 > "$sp/torch.txt" 2>&1 ||
       status=1
     grep -v PASS "$sp/check.txt" | tail -20
+    tail -5 "$sp/torch.txt"
     grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$sp/memcheck.txt" "$sp/racecheck.txt"
     ;;
   *) echo "usage: run_all.sh c++|py|sparse"; exit 2 ;;
