@@ -219,18 +219,14 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   for (int hb = 0; hb < p.heads; hb += kContribHeads) {  // head batches, in head order
     const int nh = gpu::min_int(kContribHeads, p.heads - hb);
     gpu::block_barrier();  // the previous batch is consumed
-    // q, dO [nh heads][128 columns from col0], widened.
-    for (int e = tid; e < kContribHeads * kContribCols; e += kThreads) {
-      const int hh = e / kContribCols, c = e % kContribCols;
-      float qv = 0.0f, dov = 0.0f;
-      if (hh < nh) {
-        qv = load_as_f32(p.q, In, t * p.q_stride.row + static_cast<std::int64_t>(hb + hh) * p.q_stride.head + col0 + c);
-        dov = load_as_f32(p.dout, In,
-                          t * p.dout_stride.row + static_cast<std::int64_t>(hb + hh) * p.dout_stride.head + col0 + c);
-      }
-      sQ[hh * kLd + c] = qv;
-      sDo[hh * kLd + c] = dov;
-    }
+    // q, dO [nh heads][128 columns from col0], widened (heads as the tile's
+    // rows; rows past nh read as +0): load_tile's 16-byte path when aligned.
+    static_assert(kLd == ac::TileConfig<kContribCols>::kLd, "the contrib tiles are load_tile's [rows][128 + 4]");
+    ac::load_tile<kContribCols, In, kContribHeads>(
+        sQ, static_cast<const char*>(p.q) + (t * p.q_stride.row + col0) * es, Strides{p.q_stride.head, 0}, hb, nh, 0);
+    ac::load_tile<kContribCols, In, kContribHeads>(
+        sDo, static_cast<const char*>(p.dout) + (t * p.dout_stride.row + col0) * es, Strides{p.dout_stride.head, 0}, hb,
+        nh, 0);
     // p, ds [nh heads][64 slots] from the token kernel's workspace.
     for (int e = tid; e < kContribHeads * kTileKeys; e += kThreads) {
       const int hh = e / kTileKeys, k = e % kTileKeys;
