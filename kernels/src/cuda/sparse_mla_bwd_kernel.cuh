@@ -45,17 +45,6 @@ struct ChunkWorkspace {
   int tokens = 0;                   // tokens in the chunk
 };
 
-// Slot s of token t: a member's kv row, or -1 (a hole, or an out-of-range
-// index: flagged, and nothing computed from it).
-SAMEBITS_DEVICE_FUNC int member_row(const ProblemParams& p, std::int64_t t, int s) {
-  int i = s < p.topk ? p.indices[t * p.indices_row_stride + s] : -1;
-  if (i < -1 || i >= p.num_kv) {
-    if (p.error_flag) gpu::fetch_add_agent(p.error_flag, 1);
-    i = -1;
-  }
-  return i;
-}
-
 template <int D, DType In, DType OutO>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_delta_kernel(const BackwardParams p, float* delta) {
   const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
@@ -119,10 +108,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
     gpu::block_barrier();  // the previous block's sKv, sP, sDs, sIdx are consumed
     if (tid < kTileKeys) sIdx[tid] = member_row(p, t, slot0 + tid);
     gpu::block_barrier();
-    bool any_member = false;
-#pragma unroll 8
-    for (int k = 0; k < kTileKeys; ++k) any_member = any_member || sIdx[k] >= 0;
-    if (!any_member) {  // a block of holes: p and ds written as +0 (never read as members)
+    if (!block_has_member(sIdx)) {  // a block of holes: p and ds written as +0 (never read as members)
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         const int s = slot0 + tx + 16 * c;
@@ -204,10 +190,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
   if (tid < kTileKeys) sIdx[tid] = member_row(p, t, slot0 + tid);
   gpu::block_barrier();
-  bool any_member = false;
-#pragma unroll 8
-  for (int k = 0; k < kTileKeys; ++k) any_member = any_member || sIdx[k] >= 0;
-  if (!any_member) return;
+  if (!block_has_member(sIdx)) return;
 
   float gk[4][kCols], gv[4][kCols];
 #pragma unroll

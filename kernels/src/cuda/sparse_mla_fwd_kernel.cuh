@@ -73,6 +73,26 @@ SAMEBITS_DEVICE_FUNC void gather_rows(float* dst, const void* kv, std::int64_t r
   }
 }
 
+// Slot s of token t: a member's kv row, or -1 (a hole, or an out-of-range
+// index: flagged, and nothing computed from it).
+SAMEBITS_DEVICE_FUNC int member_row(const ProblemParams& p, std::int64_t t, int s) {
+  int i = s < p.topk ? p.indices[t * p.indices_row_stride + s] : -1;
+  if (i < -1 || i >= p.num_kv) {
+    if (p.error_flag) gpu::fetch_add_agent(p.error_flag, 1);  // an integer count: any nonzero is an error
+    i = -1;
+  }
+  return i;
+}
+
+// Whether a 64-slot block has a member (idx: its rows in shared memory; every
+// thread reads all 64, so the answer is the block's).
+SAMEBITS_DEVICE_FUNC bool block_has_member(const int* idx) {
+  bool any = false;
+#pragma unroll 8
+  for (int k = 0; k < kTileKeys; ++k) any = any || idx[k] >= 0;
+  return any;
+}
+
 template <int D, class L, DType In, DType Out>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kernel(const ForwardParams p) {
   using Sm = ForwardSmem<D>;
@@ -103,24 +123,11 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
     for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
   }
 
-  const std::int32_t* list = p.indices + t * p.indices_row_stride;
   for (int slot0 = 0; slot0 < p.topk; slot0 += kTileKeys) {
     gpu::block_barrier();  // the previous block's sKv, sP, sIdx are consumed
-    if (tid < kTileKeys) {
-      const int s = slot0 + tid;
-      int i = s < p.topk ? list[s] : -1;
-      if (i < -1 || i >= p.num_kv) {  // an error: reported, and nothing computed from it
-        if (p.error_flag) gpu::fetch_add_agent(p.error_flag, 1);  // an integer count: any nonzero is an error
-        i = -1;
-      }
-      sIdx[tid] = i;
-    }
+    if (tid < kTileKeys) sIdx[tid] = member_row(p, t, slot0 + tid);
     gpu::block_barrier();
-    // A block of holes is skipped (§2): every thread reads the same 64 entries.
-    bool any_member = false;
-#pragma unroll 8
-    for (int k = 0; k < kTileKeys; ++k) any_member = any_member || sIdx[k] >= 0;
-    if (!any_member) continue;
+    if (!block_has_member(sIdx)) continue;  // a block of holes is skipped (§2)
     gather_rows<D, In>(sKv, p.kv, p.kv_row_stride, sIdx);
     gpu::block_barrier();
 
