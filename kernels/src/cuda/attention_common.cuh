@@ -256,4 +256,38 @@ SAMEBITS_DEVICE_FUNC void tile_dots(const float* a, const float* b, int ty, int 
   }
 }
 
+// tile_dots for two left operands against the same right one (s = q.k and
+// dp = dO.k with K == V in the sparse backward): each chain exactly as
+// tile_dots computes it, the b loads shared.
+template <int D, bool Interleaved, int RM>
+SAMEBITS_DEVICE_FUNC void tile_dots_pair(const float* a1, const float* a2, const float* b, int ty, int tx,
+                                         float (&s1)[RM][4], float (&s2)[RM][4]) {
+  constexpr int kLd = TileConfig<D>::kLd;
+#pragma unroll
+  for (int r = 0; r < RM; ++r)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) s1[r][c] = s2[r][c] = 0.0f;
+#pragma unroll kUnrollDots
+  for (int d = 0; d < D; d += 4) {
+    float4 av1[RM], av2[RM], bv[4];
+#pragma unroll
+    for (int r = 0; r < RM; ++r) {
+      const int row = Interleaved ? ty + 16 * r : ty * RM + r;
+      av1[r] = ld4(a1 + row * kLd + d);
+      av2[r] = ld4(a2 + row * kLd + d);
+    }
+#pragma unroll
+    for (int c = 0; c < 4; ++c) bv[c] = ld4(b + (tx + 16 * c) * kLd + d);
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int r = 0; r < RM; ++r)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          s1[r][c] = fma_rn(comp(av1[r], i), comp(bv[c], i), s1[r][c]);
+          s2[r][c] = fma_rn(comp(av2[r], i), comp(bv[c], i), s2[r][c]);
+        }
+  }
+}
+
 }  // namespace samebits::kernels::attention::cuda

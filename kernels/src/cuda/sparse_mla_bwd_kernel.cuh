@@ -120,8 +120,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
     gpu::block_barrier();
 
     float s[1][4], dp[1][4];
-    ac::tile_dots<D, true>(sQ, sKv, ty, tx, s);
-    ac::tile_dots<D, true>(sDo, sKv, ty, tx, dp);
+    ac::tile_dots_pair<D, true>(sQ, sDo, sKv, ty, tx, s, dp);  // K == V: one pass over kv for both
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
       const int k = tx + 16 * c, slot = slot0 + k;

@@ -49,21 +49,30 @@ SAMEBITS_DEVICE_FUNC void gather_rows(float* dst, const void* kv, std::int64_t r
   constexpr int kEs = dtype_size(T), kVec = 16 / kEs, kChunks = D / kVec;
   const bool vector = reinterpret_cast<std::uintptr_t>(kv) % 16 == 0 && row_stride % kVec == 0;
   if (vector) {
-    for (int e = gpu::threadIdx.x; e < kTileKeys * kChunks; e += kThreads) {
-      const int r = e / kChunks, c = (e % kChunks) * kVec;
-      float x[kVec];
-      const int i = idx[r];
-      if (i >= 0) {
-        ac::widen16<T>(gpu::load_readonly(reinterpret_cast<const ac::uint4*>(static_cast<const char*>(kv) +
-                                                            (static_cast<std::int64_t>(i) * row_stride + c) * kEs)),
-                       x);
-      } else {
+    // All of a batch's 16-byte loads are issued before any is widened and
+    // stored, so that their latencies overlap (the rows are scattered).
+    constexpr int kIters = kTileKeys * kChunks / kThreads, kBatch = kIters < 16 ? kIters : 16;
+    static_assert(kTileKeys * kChunks % kThreads == 0 && kIters % kBatch == 0, "whole batches of 16-byte words");
+    const int tid = gpu::threadIdx.x;
+#pragma unroll 1
+    for (int b0 = 0; b0 < kIters; b0 += kBatch) {
+      ac::uint4 raw[kBatch];
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) x[k] = 0.0f;
+      for (int b = 0; b < kBatch; ++b) {
+        const int e = tid + (b0 + b) * kThreads, r = e / kChunks, c = (e % kChunks) * kVec, i = idx[r];
+        raw[b] = i >= 0 ? gpu::load_readonly(reinterpret_cast<const ac::uint4*>(
+                              static_cast<const char*>(kv) + (static_cast<std::int64_t>(i) * row_stride + c) * kEs))
+                        : ac::uint4{0u, 0u, 0u, 0u};
       }
 #pragma unroll
-      for (int k = 0; k < kVec; k += 4)
-        *reinterpret_cast<ac::float4*>(dst + r * kLd + c + k) = ac::make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+      for (int b = 0; b < kBatch; ++b) {
+        const int e = tid + (b0 + b) * kThreads, r = e / kChunks, c = (e % kChunks) * kVec;
+        float x[kVec];
+        ac::widen16<T>(raw[b], x);  // a hole's zero word widens to +0
+#pragma unroll
+        for (int k = 0; k < kVec; k += 4)
+          *reinterpret_cast<ac::float4*>(dst + r * kLd + c + k) = ac::make_float4(x[k], x[k + 1], x[k + 2], x[k + 3]);
+      }
     }
     return;
   }
