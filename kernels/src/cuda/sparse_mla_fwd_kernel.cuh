@@ -32,11 +32,22 @@ inline constexpr int kHeadsPerBlock = 32;  // 16 thread rows x 2
 inline constexpr int kRm = kHeadsPerBlock / 16;
 static_assert(kHeadsPerBlock == 16 * kRm && kTileKeys == 64, "tile = 16 x 16 threads of 2 heads x 4 slots");
 
+// The p.v phase works in another layout than the scores: thread (hg, cg) =
+// (tid / 32, tid % 32) holds 4 heads (4 hg + i) x D/32 columns (pv_col), so
+// that one 16-byte load of p serves 4 heads and a warp reads whole kv rows.
+inline constexpr int kPvHeads = 4;
+inline constexpr int kLdPt = kHeadsPerBlock + 4;  // p as [slot][head]
+static_assert(kThreads / 32 * kPvHeads == kHeadsPerBlock, "8 groups of 4 heads");
+SAMEBITS_DEVICE_FUNC constexpr int pv_col(int cg, int j) { return (j / 4) * 128 + cg * 4 + j % 4; }
+
 template <int D>
 struct ForwardSmem {
-  static constexpr int kLd = ac::TileConfig<D>::kLd, kLdP = ac::TileConfig<D>::kLdScores;
+  static constexpr int kLd = ac::TileConfig<D>::kLd;
+  static constexpr int kPvCols = D / 32;  // columns per thread in the p.v layout
+  static_assert(kPvCols % 4 == 0, "p.v columns read as float4");
   static constexpr int kQ = 0, kKv = kQ + kHeadsPerBlock * kLd, kP = kKv + kTileKeys * kLd,
-                       kIdx = kP + kHeadsPerBlock * kLdP, kFloats = kIdx + kTileKeys;
+                       kAlpha = kP + kTileKeys * kLdPt, kFinL = kAlpha + kHeadsPerBlock,
+                       kFinA = kFinL + kHeadsPerBlock, kIdx = kFinA + kHeadsPerBlock, kFloats = kIdx + kTileKeys;
   static constexpr int kBytes = kFloats * 4;
   static_assert(kBytes <= 227 * 1024, "sparse forward tile fits an H100/H200 block's shared memory");
 };
@@ -105,17 +116,21 @@ SAMEBITS_DEVICE_FUNC bool block_has_member(const int* idx) {
 template <int D, class L, DType In, DType Out>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kernel(const ForwardParams p) {
   using Sm = ForwardSmem<D>;
-  constexpr int kLd = Sm::kLd, kLdP = Sm::kLdP, kCols = ac::TileConfig<D>::kColsPerThread;
+  constexpr int kLd = Sm::kLd, kPvCols = Sm::kPvCols;
   extern SAMEBITS_SHARED ac::float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   float* sQ = smem + Sm::kQ;
   float* sKv = smem + Sm::kKv;
-  float* sP = smem + Sm::kP;
+  float* sPt = smem + Sm::kP;         // p [slot][head]
+  float* sAlpha = smem + Sm::kAlpha;  // the block's rescale per head
+  float* sFinL = smem + Sm::kFinL;    // the final l per head (after the sink)
+  float* sFinA = smem + Sm::kFinA;    // the sink's rescale per head
   int* sIdx = reinterpret_cast<int*>(smem + Sm::kIdx);
 
   const std::int64_t t = gpu::blockIdx.x;
   const int h0 = gpu::blockIdx.y * kHeadsPerBlock;
-  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
+  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;  // the scores' layout
+  const int hg = tid / 32, cg = tid % 32;                           // the p.v layout
   const int valid_heads = gpu::min_int(kHeadsPerBlock, p.heads - h0);
 
   // q[t, h0 .. h0 + 31, :] as a [32][D] tile (heads are its rows).
@@ -123,17 +138,18 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
                                        Strides{p.q_stride.head, 0}, h0, valid_heads, 0);
 
   float l_own = 0.0f;  // l of row ty + 16 * tx, held by its owner (tx < kRm)
-  float m[kRm], o[kRm][kCols];
-  bool started = false;  // one list for every head: the rows start together
+  float m[kRm];
+  float o[kPvHeads][kPvCols];  // heads 4 hg + i, columns pv_col(cg, j)
+  bool started = false;        // one list for every head: the rows start together
 #pragma unroll
-  for (int r = 0; r < kRm; ++r) {
-    m[r] = 0.0f;
+  for (int r = 0; r < kRm; ++r) m[r] = 0.0f;
 #pragma unroll
-    for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
-  }
+  for (int i = 0; i < kPvHeads; ++i)
+#pragma unroll
+    for (int j = 0; j < kPvCols; ++j) o[i][j] = 0.0f;
 
   for (int slot0 = 0; slot0 < p.topk; slot0 += kTileKeys) {
-    gpu::block_barrier();  // the previous block's sKv, sP, sIdx are consumed
+    gpu::block_barrier();  // the previous block's sKv, sPt, sAlpha, sIdx are consumed
     if (tid < kTileKeys) sIdx[tid] = member_row(p, t, slot0 + tid);
     gpu::block_barrier();
     if (!block_has_member(sIdx)) continue;  // a block of holes is skipped (§2)
@@ -149,6 +165,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
     float m_new[kRm];
 #pragma unroll
     for (int r = 0; r < kRm; ++r) {
+      const int hl = ty + 16 * r;
       float mb = max_identity();
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
@@ -160,12 +177,11 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
       m_new[r] = started ? max_num(m[r], mb) : mb;
 #pragma unroll
       for (int c = 0; c < 4; ++c)
-        sP[(ty + 16 * r) * kLdP + tx + 16 * c] = member[c] ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
+        sPt[(tx + 16 * c) * kLdPt + hl] = member[c] ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
       if (started) {
         const float alpha = L::exp(sub_rn(m[r], m_new[r]));
         if (tx == r) l_own = mul_rn(l_own, alpha);
-#pragma unroll
-        for (int j = 0; j < kCols; ++j) o[r][j] = mul_rn(o[r][j], alpha);
+        if (tx == 0) sAlpha[hl] = alpha;
       } else if (tx == r) {
         l_own = 0.0f;
       }
@@ -174,23 +190,33 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
 
     // l = add(l, p) over the block's members in slot order: the owners only.
     if (tx < kRm) {
-      const float* prow = sP + (ty + 16 * tx) * kLdP;
-      for (int k = 0; k < kTileKeys; ++k) l_own = sIdx[k] >= 0 ? add_rn(l_own, prow[k]) : l_own;
+      const int hl = ty + 16 * tx;
+      for (int k = 0; k < kTileKeys; ++k) l_own = sIdx[k] >= 0 ? add_rn(l_own, sPt[k * kLdPt + hl]) : l_own;
     }
-    // o[r][d] = fma(p, kv[d], o[r][d]) over the block's members in slot order.
+    // o = mul(o, alpha) at the block boundary, then o[d] = fma(p, kv[d], o[d])
+    // over the block's members in slot order.
+    if (started) {
+#pragma unroll
+      for (int i = 0; i < kPvHeads; ++i) {
+        const float alpha = sAlpha[kPvHeads * hg + i];
+#pragma unroll
+        for (int j = 0; j < kPvCols; ++j) o[i][j] = mul_rn(o[i][j], alpha);
+      }
+    }
     for (int k = 0; k < kTileKeys; ++k) {
       if (sIdx[k] < 0) continue;  // uniform across the block
-      float vv[kCols];
+      const ac::float4 pv = ld4(sPt + k * kLdPt + kPvHeads * hg);
+      float vv[kPvCols];
 #pragma unroll
-      for (int j = 0; j < kCols; j += 4) {
-        const ac::float4 x = ld4(sKv + k * kLd + ac::col_of(tx, j));
+      for (int j = 0; j < kPvCols; j += 4) {
+        const ac::float4 x = ld4(sKv + k * kLd + pv_col(cg, j));
         vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
       }
 #pragma unroll
-      for (int r = 0; r < kRm; ++r) {
-        const float pk = sP[(ty + 16 * r) * kLdP + k];
+      for (int i = 0; i < kPvHeads; ++i) {
+        const float pk = ac::comp(pv, i);
 #pragma unroll
-        for (int j = 0; j < kCols; ++j) o[r][j] = fma_rn(pk, vv[j], o[r][j]);
+        for (int j = 0; j < kPvCols; ++j) o[i][j] = fma_rn(pk, vv[j], o[i][j]);
       }
     }
 #pragma unroll
@@ -198,45 +224,63 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
     started = true;
   }
 
-  // Finish (attention.md §4.5-4.6) and store, each element rounded once.
+  // Finish (attention.md §4.5-4.6): lse and the final l and sink rescale per
+  // head in the scores' layout, then o in the p.v layout, each element
+  // rounded once.
   float l[kRm];
 #pragma unroll
   for (int r = 0; r < kRm; ++r) l[r] = gpu::shuffle_in_group(l_own, (tid & 16) + r);
 #pragma unroll
   for (int r = 0; r < kRm; ++r) {
-    const int h = h0 + ty + 16 * r;
-    if (h >= p.heads) continue;
-    const float sigma = p.sink ? p.sink[h] : 0.0f;
-    float lse, lse_excl;
+    const int hl = ty + 16 * r, h = h0 + hl;
+    const bool head_ok = h < p.heads;
+    const float sigma = p.sink && head_ok ? p.sink[h] : 0.0f;
+    float lse = 0.0f, lse_excl = 0.0f, lr = l[r], alpha = 0.0f;
     if (!started) {
       lse_excl = fp::from_bits(0xff800000u);              // -inf: the list has no member
       lse = p.sink ? sigma : fp::from_bits(0xff800000u);  // with a sink: o = +0, lse = sigma
-#pragma unroll
-      for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
     } else {
-      float mr = m[r], lr = l[r];
+      float mr = m[r];
       lse_excl = add_rn(mr, L::log(lr));
       if (p.sink) {
         const float m_f = max_num(mr, sigma);
-        const float alpha = L::exp(sub_rn(mr, m_f));
+        alpha = L::exp(sub_rn(mr, m_f));
         lr = add_rn(mul_rn(lr, alpha), L::exp(sub_rn(sigma, m_f)));
-#pragma unroll
-        for (int j = 0; j < kCols; ++j) o[r][j] = mul_rn(o[r][j], alpha);
         mr = m_f;
         lse = add_rn(mr, L::log(lr));
       } else {
         lse = lse_excl;
       }
+    }
+    if (tx == 0) {
+      sFinL[hl] = lr;
+      sFinA[hl] = alpha;
+      if (head_ok) {
+        p.lse[t * p.heads + h] = canonical(lse);
+        if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(lse_excl);
+      }
+    }
+  }
+  gpu::block_barrier();
 #pragma unroll
-      for (int j = 0; j < kCols; ++j) o[r][j] = div_rn(o[r][j], lr);
+  for (int i = 0; i < kPvHeads; ++i) {
+    const int hl = kPvHeads * hg + i, h = h0 + hl;
+    if (h >= p.heads) continue;
+    if (!started) {
+#pragma unroll
+      for (int j = 0; j < kPvCols; ++j) o[i][j] = 0.0f;
+    } else {
+      const float lr = sFinL[hl], alpha = sFinA[hl];
+      if (p.sink) {
+#pragma unroll
+        for (int j = 0; j < kPvCols; ++j) o[i][j] = mul_rn(o[i][j], alpha);
+      }
+#pragma unroll
+      for (int j = 0; j < kPvCols; ++j) o[i][j] = div_rn(o[i][j], lr);
     }
     const std::int64_t base = t * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
 #pragma unroll
-    for (int j = 0; j < kCols; ++j) store_from_f32(p.o, Out, base + ac::col_of(tx, j), o[r][j]);
-    if (tx == 0) {
-      p.lse[t * p.heads + h] = canonical(lse);
-      if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(lse_excl);
-    }
+    for (int j = 0; j < kPvCols; ++j) store_from_f32(p.o, Out, base + pv_col(cg, j), o[i][j]);
   }
 }
 
