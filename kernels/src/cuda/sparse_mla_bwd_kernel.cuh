@@ -59,11 +59,24 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_delta_ke
   delta[task] = acc;
 }
 
+// dq in its own thread layout: thread (hg, cg) = (tid / 64, tid % 64) holds 4
+// heads (4 hg + i) x D/64 columns (dq_col), so that one 16-byte load of ds
+// serves 4 heads (ds kept as [slot][head]).
+inline constexpr int kDqHeads = 4;
+inline constexpr int kLdDsT = kBwdHeads + 4;
+static_assert(kThreads / 64 * kDqHeads == kBwdHeads, "4 groups of 4 heads");
+template <int D>
+SAMEBITS_DEVICE_FUNC constexpr int dq_col(int cg, int j) {
+  return D / 64 >= 4 ? (j / 4) * 256 + cg * 4 + j % 4 : cg * (D / 64) + j;
+}
+
 template <int D>
 struct TokenSmem {
-  static constexpr int kLd = ac::TileConfig<D>::kLd, kLdP = ac::TileConfig<D>::kLdScores;
-  static constexpr int kQ = 0, kDo = kQ + kBwdHeads * kLd, kKv = kDo + kBwdHeads * kLd, kP = kKv + kTileKeys * kLd,
-                       kDs = kP + kBwdHeads * kLdP, kIdx = kDs + kBwdHeads * kLdP, kFloats = kIdx + kTileKeys;
+  static constexpr int kLd = ac::TileConfig<D>::kLd;
+  static constexpr int kDqCols = D / 64;
+  static_assert(kDqCols == 2 || kDqCols % 4 == 0, "dq columns: a pair (D = 128) or float4 groups");
+  static constexpr int kQ = 0, kDo = kQ + kBwdHeads * kLd, kKv = kDo + kBwdHeads * kLd, kDsT = kKv + kTileKeys * kLd,
+                       kIdx = kDsT + kTileKeys * kLdDsT, kFloats = kIdx + kTileKeys;
   static constexpr int kBytes = kFloats * 4;
   static_assert(kBytes <= 227 * 1024, "sparse backward token tile fits a block's shared memory");
 };
@@ -72,22 +85,22 @@ template <int D, class L, DType In, DType Grad>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
     sparse_mla_bwd_token_kernel(const BackwardParams p, const ChunkWorkspace w) {
   using Sm = TokenSmem<D>;
-  constexpr int kLd = Sm::kLd, kLdP = Sm::kLdP, kCols = ac::TileConfig<D>::kColsPerThread;
+  constexpr int kLd = Sm::kLd, kDqCols = Sm::kDqCols;
   extern SAMEBITS_SHARED ac::float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   float* sQ = smem + Sm::kQ;
   float* sDo = smem + Sm::kDo;
   float* sKv = smem + Sm::kKv;
-  float* sP = smem + Sm::kP;
-  float* sDs = smem + Sm::kDs;
+  float* sDsT = smem + Sm::kDsT;  // ds [slot][head]
   int* sIdx = reinterpret_cast<int*>(smem + Sm::kIdx);
 
   const int tl = gpu::blockIdx.x;  // token within the chunk
   const std::int64_t t = w.t0 + tl;
   const int h0 = gpu::blockIdx.y * kBwdHeads;
-  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
+  const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;  // the scores' layout: head ty
+  const int hg = tid / 64, cg = tid % 64;                           // dq's layout
   const int valid_heads = gpu::min_int(kBwdHeads, p.heads - h0);
-  const int h = h0 + ty;  // the thread's head (row ty of the tile)
+  const int h = h0 + ty;
   const bool head_ok = ty < valid_heads;
 
   const std::int64_t es = dtype_size(In);
@@ -98,14 +111,16 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   const float lse = head_ok ? p.lse[t * p.heads + h] : 0.0f;
   const float delta = head_ok ? w.delta[t * p.heads + h] : 0.0f;
 
-  float acc[kCols];  // dq of head h, columns col_of(tx, j)
+  float acc[kDqHeads][kDqCols];  // dq of heads 4 hg + i, columns dq_col(cg, j)
 #pragma unroll
-  for (int j = 0; j < kCols; ++j) acc[j] = 0.0f;
+  for (int i = 0; i < kDqHeads; ++i)
+#pragma unroll
+    for (int j = 0; j < kDqCols; ++j) acc[i][j] = 0.0f;
 
   float* p_row = w.p + (static_cast<std::int64_t>(tl) * p.heads + h) * p.topk;
   float* ds_row = w.ds + (static_cast<std::int64_t>(tl) * p.heads + h) * p.topk;
   for (int slot0 = 0; slot0 < p.topk; slot0 += kTileKeys) {
-    gpu::block_barrier();  // the previous block's sKv, sP, sDs, sIdx are consumed
+    gpu::block_barrier();  // the previous block's sKv, sDsT, sIdx are consumed
     if (tid < kTileKeys) sIdx[tid] = member_row(p, t, slot0 + tid);
     gpu::block_barrier();
     if (!block_has_member(sIdx)) {  // a block of holes: p and ds written as +0 (never read as members)
@@ -129,8 +144,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
         pr = L::exp(sub_rn(mul_rn(s[0][c], p.scale), lse));
         dsr = mul_rn(pr, sub_rn(dp[0][c], delta));
       }
-      sP[ty * kLdP + k] = pr;
-      sDs[ty * kLdP + k] = dsr;
+      sDsT[k * kLdDsT + ty] = dsr;
       if (head_ok && slot < p.topk) {
         p_row[slot] = pr;
         ds_row[slot] = dsr;
@@ -141,21 +155,34 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
     // dq: acc[d] = fma(ds, kv[d], acc[d]) over the block's members in slot order.
     for (int k = 0; k < kTileKeys; ++k) {
       if (sIdx[k] < 0) continue;  // uniform across the block
-      const float dsk = sDs[ty * kLdP + k];
+      const ac::float4 dsv = ld4(sDsT + k * kLdDsT + kDqHeads * hg);
+      float kv[kDqCols];
+      if constexpr (kDqCols % 4 == 0) {
 #pragma unroll
-      for (int j = 0; j < kCols; j += 4) {
-        const ac::float4 x = ld4(sKv + k * kLd + ac::col_of(tx, j));
-        acc[j] = fma_rn(dsk, x.x, acc[j]);
-        acc[j + 1] = fma_rn(dsk, x.y, acc[j + 1]);
-        acc[j + 2] = fma_rn(dsk, x.z, acc[j + 2]);
-        acc[j + 3] = fma_rn(dsk, x.w, acc[j + 3]);
+        for (int j = 0; j < kDqCols; j += 4) {
+          const ac::float4 x = ld4(sKv + k * kLd + dq_col<D>(cg, j));
+          kv[j] = x.x; kv[j + 1] = x.y; kv[j + 2] = x.z; kv[j + 3] = x.w;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kDqCols; ++j) kv[j] = sKv[k * kLd + dq_col<D>(cg, j)];
+      }
+#pragma unroll
+      for (int i = 0; i < kDqHeads; ++i) {
+        const float dsk = ac::comp(dsv, i);
+#pragma unroll
+        for (int j = 0; j < kDqCols; ++j) acc[i][j] = fma_rn(dsk, kv[j], acc[i][j]);
       }
     }
   }
-  if (!head_ok) return;
-  const std::int64_t base = t * p.dq_stride.row + static_cast<std::int64_t>(h) * p.dq_stride.head;
 #pragma unroll
-  for (int j = 0; j < kCols; ++j) store_from_f32(p.dq, Grad, base + ac::col_of(tx, j), mul_rn(acc[j], p.scale));
+  for (int i = 0; i < kDqHeads; ++i) {
+    const int hq = h0 + kDqHeads * hg + i;
+    if (hq >= p.heads) continue;
+    const std::int64_t base = t * p.dq_stride.row + static_cast<std::int64_t>(hq) * p.dq_stride.head;
+#pragma unroll
+    for (int j = 0; j < kDqCols; ++j) store_from_f32(p.dq, Grad, base + dq_col<D>(cg, j), mul_rn(acc[i][j], p.scale));
+  }
 }
 
 template <int D>
