@@ -331,6 +331,10 @@ Violations model_cpp(const Call& c, bool kinds) {
         if (kinds && w.kind != kDevice) v.push_back({"workspace device memory", kInvalid, names});
         if (i128{w.addr} + c.workspace_need - 1 > i128{UINT64_MAX})
           v.push_back({"workspace past the address space", kInvalid, names});
+        // Its size in whole fp32 words, in bytes, must fit int64 (byte
+        // offsets are int64): need above INT64_MAX - 3 is refused.
+        if ((i128{c.workspace_need} + 3) / 4 * 4 > INT64_MAX)
+          v.push_back({"workspace bytes beyond int64", kInvalid, names});
       }
     }
   }

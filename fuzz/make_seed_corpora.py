@@ -302,12 +302,13 @@ def sparse_seeds():
         seeds[f'indices_{n}'] = sparse_call(False, indices=ind)
     return seeds
 
-if sparse_only:
+if not attention_only:
     sp = os.path.join(out, 'sparse_mla_args')
     os.makedirs(sp, exist_ok=True)
     for name, data in sparse_seeds().items():
         open(os.path.join(sp, 'seed_' + name), 'wb').write(data)
     print(len(sparse_seeds()), 'seeds written to', sp)
+if sparse_only:
     sys.exit(0)
 
 aa = os.path.join(out, 'attention_args')

@@ -108,7 +108,8 @@ Status check_backward(const BackwardParams& p, std::int64_t workspace_need, Poin
   if (p.workspace_bytes < workspace_need)
     return fail(StatusCode::invalid_argument, "workspace_bytes " + std::to_string(p.workspace_bytes) + " < " +
                                                   std::to_string(workspace_need) + " needed (backward_workspace_bytes)");
-  if (!(s = array(p.workspace, (workspace_need + 3) / 4, 256, "workspace", q)).ok()) return s;
+  // need / 4 rounded up, without forming need + 3 (need may be near INT64_MAX).
+  if (!(s = array(p.workspace, workspace_need / 4 + (workspace_need % 4 != 0), 256, "workspace", q)).ok()) return s;
   return ok();
 }
 
