@@ -513,8 +513,9 @@ Call decode(Reader& r, KindTable& kinds) {
                      : nb < 230 ? 4096
                                 : static_cast<std::int64_t>(r.u64());
   const std::uint8_t wb = r.u8();
-  c.workspace_bytes = wb < 200   ? c.workspace_need + (wb % 4) * 256
-                      : wb < 210 ? c.workspace_need - 1
+  auto sat = [](i128 x) { return static_cast<std::int64_t>(std::clamp<i128>(x, INT64_MIN, INT64_MAX)); };
+  c.workspace_bytes = wb < 200   ? sat(i128{c.workspace_need} + (wb % 4) * 256)
+                      : wb < 210 ? sat(i128{c.workspace_need} - 1)
                       : wb < 220 ? INT64_MAX
                       : wb < 230 ? -1
                                  : static_cast<std::int64_t>(r.u64());
