@@ -143,7 +143,7 @@ void decode_strides(Reader& r, TensorArg& t, std::int64_t rows, std::int64_t hea
   switch (c % 12) {
     case 0: t.row = hd, t.head = d; break;                             // [rows, heads, D] contiguous
     case 1: t.row = d, t.head = rd; break;                             // [heads, rows, D]
-    case 2: t.row = wadd(hd, r.u8()), t.head = d + r.u8() % 8; break;  // padded
+    case 2: t.row = wadd(hd, r.u8()), t.head = std::int64_t{d} + r.u8() % 8; break;  // padded
     case 3:
       t.row = static_cast<std::int64_t>(r.u32() % 8192) - 2;
       t.head = static_cast<std::int64_t>(r.u32() % 8192) - 2;
