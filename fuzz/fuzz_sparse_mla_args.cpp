@@ -290,13 +290,11 @@ Violations model_cpp(const Call& c, bool kinds) {
   if (c.o_dtype != c.in_dtype && c.o_dtype != 0) v.push_back({"o dtype", kUnsupported, {"o dtype"}});
   if (c.backward && c.grad_dtype != c.in_dtype && c.grad_dtype != 0)
     v.push_back({"gradient dtype", kUnsupported, {"gradient dtype"}});
-  bool chunk_ok = true;
-  if (c.backward && (c.chunk_tokens < 0 || c.chunk_tokens % 64 != 0)) {
+  if (c.backward && (c.chunk_tokens < 0 || c.chunk_tokens % 64 != 0))
     v.push_back({"chunk_tokens not a multiple of 64", kInvalid, {"chunk_tokens"}});
-    chunk_ok = false;
-  }
+  // The product limit holds for any positive chunk, a multiple of 64 or not.
   const i128 chunk = c.chunk_tokens > 0 ? c.chunk_tokens : 512;
-  if (c.backward && chunk_ok && c.topk >= 1 && chunk * c.topk > INT32_MAX)
+  if (c.backward && c.chunk_tokens >= 0 && c.topk >= 1 && chunk * c.topk > INT32_MAX)
     v.push_back({"chunk_tokens * topk above 2^31-1", kUnsupported, {"chunk_tokens"}});
   // The tensors' rules wherever their shapes mean something.
   if (!sizes_in_range(c)) return v;
