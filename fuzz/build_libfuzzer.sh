@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-22 and sanitizers into OUTDIR
-# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep, fuzz_attention_args (and the controls
-# fuzz_libm_planted, fuzz_libm_planted_nvcc, fuzz_attention_args_planted), each linked
+# (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep, fuzz_attention_args, fuzz_sparse_mla_args
+# (and the controls fuzz_libm_planted, fuzz_libm_planted_nvcc, fuzz_attention_args_planted,
+# fuzz_sparse_mla_args_planted), each linked
 # with the oracle's, the registry's and the CLI's JSON adapter's sources compiled the same way.
 #   bash fuzz/build_libfuzzer.sh [OUTDIR]
 # Run one (docs/reliability.md has the runs recorded so far):
@@ -48,7 +49,16 @@ kobjs=("$out/obj/attention_reference.o" "$out"/obj/nvcc_mufu_*.o)
 for v in "" _planted; do
   def=(); [ -n "$v" ] && def=(-DSAMEBITS_PLANT_VALIDATION_BUG)
   "$cxx" "${flags[@]}" "${def[@]}" -fsanitize=fuzzer,address,undefined fuzz/fuzz_attention_args.cpp \
-    kernels/src/validate/attention_validate.cpp kernels/src/capi/c_api.cpp "${kobjs[@]}" -lpthread \
+    kernels/src/validate/attention_validate.cpp kernels/src/validate/sparse_mla_validate.cpp kernels/src/capi/c_api.cpp "${kobjs[@]}" -lpthread \
     -o "$out/fuzz_attention_args$v"
   echo "$out/fuzz_attention_args$v"
+done
+# The sparse MLA argument validation (with the attention validator's tensor
+# checks it reuses) and the C ABI (without CUDA).
+for v in "" _planted; do
+  def=(); [ -n "$v" ] && def=(-DSAMEBITS_PLANT_SPARSE_VALIDATION_BUG)
+  "$cxx" "${flags[@]}" "${def[@]}" -fsanitize=fuzzer,address,undefined fuzz/fuzz_sparse_mla_args.cpp \
+    kernels/src/validate/sparse_mla_validate.cpp kernels/src/validate/attention_validate.cpp \
+    kernels/src/capi/c_api.cpp "${kobjs[@]}" -lpthread -o "$out/fuzz_sparse_mla_args$v"
+  echo "$out/fuzz_sparse_mla_args$v"
 done

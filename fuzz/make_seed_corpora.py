@@ -17,6 +17,14 @@ attention_args/: calls of the attention argument validation, encoded as
   each rule broken alone (codes, D, hq/hkv, limits, cu_seqlens, totals,
   max_seqlen, null/misaligned/host pointers, strides that overlap or overflow,
   the workspace). Only this part runs without SAMEBITS (`--attention-only`).
+sparse_mla_args/: calls of the sparse MLA argument validation, encoded as
+  fuzz_sparse_mla_args.cpp decodes them: valid problems (forward and backward,
+  both dtypes and head dims, sinks, chunks, padded and heads-major strides),
+  each rule broken alone (codes, D, heads, tokens, num_kv, topk, scale,
+  chunk_tokens, null/misaligned/host pointers, strides that overlap or
+  overflow, dsink, the workspace), the C ABI's own fields, the fingerprint's
+  buffer, and small index arrays for check_indices. `--sparse-only` writes
+  only this part (no SAMEBITS needed).
 """
 import json
 import os
@@ -27,8 +35,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-args = [a for a in sys.argv[1:] if a != '--attention-only']
-attention_only = len(args) != len(sys.argv) - 1
+args = [a for a in sys.argv[1:] if a not in ('--attention-only', '--sparse-only')]
+attention_only = '--attention-only' in sys.argv[1:]
+sparse_only = '--sparse-only' in sys.argv[1:]
 exe = args[0] if args else os.path.join(ROOT, 'build', 'cli', 'samebits')
 out = os.path.join(HERE, 'corpus')
 
@@ -164,6 +173,143 @@ def attention_seeds():
     # The C ABI backward's workspace for hq near 2^31: its size overflows int64.
     seeds['workspace_overflow_hq'] = attention_call(True, lens=(216, 215), picks={'hkv': 204, 'hq': 204})
     return seeds
+
+
+def sparse_call(backward=False, libm=0, f32=False, d128=False, vi=0, picks=None, heads=4, tokens_x9=2, kv_x40=1,
+                topk=8, scale=0, tensors=None, mats=None, ptrs=None, opts=None, need=4, wb=0, null_problem=False,
+                misc=(0, 0, 0), indices=(0x31, 5, [])):
+    """Bytes that fuzz_sparse_mla_args decodes as this call. picks: {field: byte} for the fields read
+    with pick_i32 / pick_i64 (byte < 200: the valid value, 200+i: the i-th bad one); heads 1..8,
+    tokens 9 * (0..7), num_kv 40 * (0..3), topk 1..70 when not picked; tensors: {index: (ptr byte,
+    stride byte[, extra bytes])} for q o dout dq; mats: {name: (ptr byte, stride byte[, extra])} for
+    kv dkv indices; ptrs: {name: byte} for lse dsink workspace; opts: {name: byte or None} for
+    lse_excl sink error_flag (None: null); need, wb: the workspace need and size bytes; misc: the
+    fingerprint's (libm bit, libm pick, len byte); indices: check_indices' (shape, num_kv byte,
+    index bytes)."""
+    picks = picks or {}
+    tensors = tensors or {}
+    mats = mats or {}
+    ptrs = ptrs or {}
+    opts = opts or {}
+    b = bytearray()
+    b.append(int(backward) | int(libm) << 1 | int(f32) << 2 | int(d128) << 3 | int(vi) << 4)
+    for f in ('libm', 'in_dtype', 'o_dtype', 'grad_dtype', 'd'):
+        b.append(picks.get(f, 0))
+    b.append((heads - 1) % 8 | (tokens_x9 % 8) << 3 | (kv_x40 % 4) << 6)
+    for f in ('heads', 'tokens', 'num_kv'):
+        b.append(picks.get(f, 0))
+    b.append((topk - 1) % 70)
+    b.append(picks.get('topk', 0))
+    b.append(scale)
+    b.append(picks.get('chunk', 0))
+    b.append(picks.get('validate_indices', 0))
+    for i in range(4):
+        p, st, *more = tensors.get(i, (0, 0))
+        b += bytes([p, st] + (more[0] if more else []))
+    for n in ('kv', 'dkv', 'indices'):
+        p, st, *more = mats.get(n, (0, 0))
+        b += bytes([p, st] + (more[0] if more else []))
+    b.append(ptrs.get('lse', 0))
+    for n, p in (('lse_excl', None), ('sink', None), ('dsink', 0), ('error_flag', None)):
+        if n == 'dsink':
+            b.append(ptrs.get('dsink', 0))
+            continue
+        v = opts.get(n, p)
+        if v is None:
+            b.append(0)
+        else:
+            b += bytes([128, v])
+    b.append(ptrs.get('workspace', 0))
+    b.append(need)
+    b.append(wb)
+    b.append(250 if null_problem else 0)
+    b += bytes(misc)
+    shape, kvb, vals = indices
+    b += bytes([shape, kvb] + list(vals))
+    return bytes(b)
+
+
+def sparse_seeds():
+    seeds = {}
+    # Valid calls.
+    for bwd in (False, True):
+        for f32 in (False, True):
+            for d128 in (False, True):
+                n = f"valid_{'bwd' if bwd else 'fwd'}_{'f32' if f32 else 'bf16'}_d{128 if d128 else 512}"
+                seeds[n] = sparse_call(bwd, f32=f32, d128=d128, heads=3, tokens_x9=3, kv_x40=2, topk=7)
+    seeds['valid_sink_excl_flag'] = sparse_call(False, opts={'lse_excl': 0, 'sink': 0, 'error_flag': 0})
+    seeds['valid_bwd_sink'] = sparse_call(True, libm=1, opts={'sink': 0, 'error_flag': 0})
+    seeds['valid_heads_major'] = sparse_call(True, tensors={i: (0, 1) for i in range(4)})
+    seeds['valid_padded'] = sparse_call(True, tensors={i: (0, 2, [64, 0]) for i in range(4)},
+                                        mats={'kv': (0, 1, [9]), 'dkv': (0, 6, [2]), 'indices': (0, 1, [3])})
+    seeds['valid_f32_out_grad'] = sparse_call(True, picks={'o_dtype': 200, 'grad_dtype': 200})
+    seeds['valid_empty'] = sparse_call(True, tokens_x9=0, kv_x40=0)
+    seeds['valid_topk_2p24_chunk64'] = sparse_call(True, picks={'topk': 204, 'chunk': 200})
+    seeds['valid_chunk_128_vi1'] = sparse_call(True, vi=1, picks={'chunk': 207})
+    # chunk_tokens not a multiple of 64, everything else valid (the planted control's input).
+    for n, c in (('63', 202), ('65', 203), ('32', 209), ('1', 210)):
+        seeds[f'chunk_not_multiple_{n}'] = sparse_call(True, picks={'chunk': c})
+    seeds['chunk_not_multiple_65_d128_topk64'] = sparse_call(True, d128=True, topk=64, picks={'chunk': 203})
+    # Each pick broken (or at its limit) alone: the byte 200 + i picks the i-th value of the list
+    # in fuzz_sparse_mla_args.cpp's decode().
+    for f, picks in (('libm', (200, 202)), ('in_dtype', (200, 201, 202)), ('o_dtype', (202, 203)),
+                     ('grad_dtype', (202, 203)), ('d', (200, 201, 203, 204)), ('heads', (202, 203, 204, 205, 206)),
+                     ('tokens', (203, 204, 205, 206)), ('num_kv', (202, 203, 204, 205)),
+                     ('topk', (202, 203, 205, 206, 208)), ('chunk', (201, 204, 205, 206, 208)),
+                     ('validate_indices', (200, 201))):
+        for i, b in enumerate(picks):
+            seeds[f'bad_{f}_{b - 200}'] = sparse_call(f in ('grad_dtype', 'chunk', 'topk') or i % 2 == 1, picks={f: b})
+    for n, sc in (('inf', 210), ('nan', 220), ('raw', 240)):
+        seeds[f'bad_scale_{n}'] = sparse_call(True, scale=sc)
+    # The workspace: need unknown (-1), short by one, 2^40, negative size; null, misaligned, host, near the top.
+    for n, need, wb in (('unknown', 200, 0), ('short', 4, 200), ('2p40', 210, 0), ('bytes_neg', 4, 220)):
+        seeds[f'ws_{n}'] = sparse_call(True, need=need, wb=wb)
+    for n, pb in (('null', 1), ('mis128', 8), ('host', 16), ('top', 5)):
+        seeds[f'ws_ptr_{n}'] = sparse_call(True, ptrs={'workspace': pb}, need=210 if n == 'top' else 4)
+    # Pointers: null, misaligned, host memory, near the top.
+    for i, t, pname, pb in ((0, 'q', 'null', 1), (0, 'q', 'mis2', 3), (0, 'q', 'host', 16), (0, 'q', 'top', 5),
+                            (1, 'o', 'null', 1), (2, 'dout', 'null', 1), (3, 'dq', 'host', 16), (3, 'dq', 'mis2', 3)):
+        seeds[f'ptr_{t}_{pname}'] = sparse_call(True, f32=True, tensors={i: (pb, 0)})
+    for t, pname, pb in (('kv', 'null', 1), ('kv', 'top', 5), ('dkv', 'null', 1), ('indices', 'null', 1),
+                         ('indices', 'mis2', 3)):
+        seeds[f'ptr_{t}_{pname}'] = sparse_call(True, mats={t: (pb, 0)})
+    for t, pname, pb in (('lse', 'null', 1), ('lse', 'host', 16), ('dsink', 'null', 1), ('dsink', 'mis2', 3)):
+        seeds[f'ptr_{t}_{pname}'] = sparse_call(True, ptrs={t: pb}, opts={'sink': 0})
+    for t, pname, pb in (('lse_excl', 'mis2', 3), ('sink', 'notcuda', 32), ('error_flag', 'mis2', 3)):
+        seeds[f'ptr_{t}_{pname}'] = sparse_call(False, opts={t: pb})
+    seeds['ptr_q_null_empty'] = sparse_call(True, tokens_x9=0, tensors={0: (1, 0)})
+    seeds['ptr_kv_null_empty'] = sparse_call(True, kv_x40=0, mats={'kv': (1, 0)})
+    # Strides: small random, overlapping by one, huge; the row strides of kv, dkv, indices.
+    for sname, sb in (('small', 3), ('rowm1', 8), ('headm1', 9), ('hugerow', 7)):
+        seeds[f'stride_q_{sname}'] = sparse_call(True, tensors={0: (0, sb, [3] if sb == 7 else [])})
+    for t, sname, sb, more in (('kv', 'm1', 2, []), ('kv', 'zero', 7, []), ('kv', '2p53', 4, [15]),
+                               ('kv', 'max', 4, [9]), ('dkv', 'm1', 2, []), ('indices', 'm1', 2, []),
+                               ('indices', 'small', 3, [5, 0, 0, 0])):
+        seeds[f'stride_{t}_{sname}'] = sparse_call(True, mats={t: (0, sb, more)})
+    # Huge sizes with valid strides: offsets past int64/4 or the address space.
+    seeds['huge_tokens_heads'] = sparse_call(False, picks={'tokens': 203, 'heads': 204})
+    seeds['huge_num_kv_top'] = sparse_call(True, picks={'num_kv': 202}, mats={'kv': (5, 0)})
+    # The C ABI: a null problem; the fingerprint's libm and buffer.
+    seeds['c_null_problem'] = sparse_call(True, null_problem=True)
+    for n, m in (('cr', (1, 0, 0)), ('libm2', (0, 200, 0)), ('len_short', (1, 0, 251)), ('neg', (0, 0, 240)),
+                 ('null', (0, 0, 250))):
+        seeds[f'fingerprint_{n}'] = sparse_call(False, misc=m)
+    # check_indices: in range, holes, -2, num_kv, INT32_MIN, num_kv 0, large num_kv, raw.
+    for n, ind in (('ok', (0x33, 11, [1, 2, 200, 3, 4, 5, 6, 7, 8])), ('m2', (0x22, 5, [0, 220, 1, 2])),
+                   ('past', (0x23, 7, [0, 1, 2, 3, 4, 225])), ('min', (0x18, 3, [0, 1, 230] + [0] * 13)),
+                   ('none', (0x21, 200, [200, 0])), ('big', (0x22, 220, [240, 199, 3, 4])),
+                   ('last', (0x22, 9, [240, 240, 240, 226])), ('raw', (0x11, 5, [250, 0xff, 0xff, 0xff, 0x7f]))):
+        seeds[f'indices_{n}'] = sparse_call(False, indices=ind)
+    return seeds
+
+if not attention_only:
+    sp = os.path.join(out, 'sparse_mla_args')
+    os.makedirs(sp, exist_ok=True)
+    for name, data in sparse_seeds().items():
+        open(os.path.join(sp, 'seed_' + name), 'wb').write(data)
+    print(len(sparse_seeds()), 'seeds written to', sp)
+if sparse_only:
+    sys.exit(0)
 
 aa = os.path.join(out, 'attention_args')
 os.makedirs(aa, exist_ok=True)

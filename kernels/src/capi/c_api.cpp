@@ -183,11 +183,14 @@ namespace {
 
 bool sparse_dtype_ok(int32_t t) { return t == SAMEBITS_F32 || t == SAMEBITS_BF16 || t == SAMEBITS_F16; }
 
-int32_t sparse_problem(const samebits_sparse_mla_problem* p, const char* fn, ks::ProblemParams* out) {
+// grad_dtype is read only by the backward (a forward ignores it, as the
+// attention C ABI's does).
+int32_t sparse_problem(const samebits_sparse_mla_problem* p, const char* fn, bool backward, ks::ProblemParams* out) {
   if (!p) return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": problem is null");
   if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR)
     return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": libm code " + std::to_string(p->libm) + " unknown");
-  for (auto [code, name] : {std::pair{p->in_dtype, "in_dtype"}, {p->o_dtype, "o_dtype"}, {p->grad_dtype, "grad_dtype"}})
+  for (auto [code, name] : {std::pair{p->in_dtype, "in_dtype"}, {p->o_dtype, "o_dtype"},
+                            {backward ? p->grad_dtype : SAMEBITS_F32, "grad_dtype"}})
     if (!sparse_dtype_ok(code))
       return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": " + name + " code " + std::to_string(code) +
                                             " unknown (0 f32, 1 bf16, 2 f16)");
@@ -231,7 +234,7 @@ int32_t samebits_sparse_mla_forward(const samebits_sparse_mla_problem* p, samebi
   static constexpr const char* fn = "samebits_sparse_mla_forward";
   return guarded(fn, [&]() -> int32_t {
     ks::ForwardParams f;
-    if (int32_t s = sparse_problem(p, fn, &f)) return s;
+    if (int32_t s = sparse_problem(p, fn, false, &f)) return s;
     f.q = q.data;
     f.q_stride = strides3(q);
     f.kv = kv;
@@ -253,7 +256,7 @@ int32_t samebits_sparse_mla_forward(const samebits_sparse_mla_problem* p, samebi
 
 int64_t samebits_sparse_mla_backward_workspace_bytes(const samebits_sparse_mla_problem* p) {
   ks::BackwardParams b;
-  if (!p || sparse_problem(p, "samebits_sparse_mla_backward_workspace_bytes", &b) != SAMEBITS_OK) return -1;
+  if (!p || sparse_problem(p, "samebits_sparse_mla_backward_workspace_bytes", true, &b) != SAMEBITS_OK) return -1;
   b.chunk_tokens = p->chunk_tokens;
 #if defined(SAMEBITS_WITH_CUDA)
   return ks::backward_workspace_bytes(b);
@@ -269,7 +272,7 @@ int32_t samebits_sparse_mla_backward(const samebits_sparse_mla_problem* p, sameb
   static constexpr const char* fn = "samebits_sparse_mla_backward";
   return guarded(fn, [&]() -> int32_t {
     ks::BackwardParams b;
-    if (int32_t s = sparse_problem(p, fn, &b)) return s;
+    if (int32_t s = sparse_problem(p, fn, true, &b)) return s;
     b.q = q.data;
     b.q_stride = strides3(q);
     b.kv = kv;

@@ -1,4 +1,8 @@
 // kernels/src/validate/sparse_mla_validate.cpp — see sparse_mla_validate.hpp.
+//
+// Built with -DSAMEBITS_PLANT_SPARSE_VALIDATION_BUG it accepts a chunk_tokens
+// that is not a multiple of B = 64: the negative control of the fuzzer
+// (fuzz/meson.build), never a real build.
 #include "sparse_mla_validate.hpp"
 
 #include <cmath>
@@ -82,7 +86,11 @@ Status check_backward(const BackwardParams& p, std::int64_t workspace_need, Poin
   if (!(s = check_io_dtypes(p.in_dtype, p.o_dtype)).ok()) return s;
   if (p.grad_dtype != p.in_dtype && p.grad_dtype != DType::f32)
     return fail(StatusCode::unsupported, "gradient dtype must be the input dtype or float32");
+#if defined(SAMEBITS_PLANT_SPARSE_VALIDATION_BUG)
+  if (p.chunk_tokens < 0)  // the planted bug: a chunk that is not a multiple of B passes
+#else
   if (p.chunk_tokens < 0 || p.chunk_tokens % kBlock != 0)
+#endif
     return fail(StatusCode::invalid_argument, "chunk_tokens " + std::to_string(p.chunk_tokens) +
                                                   " must be 0 (default) or a positive multiple of B = 64");
   const std::int64_t chunk = p.chunk_tokens > 0 ? p.chunk_tokens : kDefaultChunkTokens;
@@ -100,7 +108,8 @@ Status check_backward(const BackwardParams& p, std::int64_t workspace_need, Poin
   if (p.workspace_bytes < workspace_need)
     return fail(StatusCode::invalid_argument, "workspace_bytes " + std::to_string(p.workspace_bytes) + " < " +
                                                   std::to_string(workspace_need) + " needed (backward_workspace_bytes)");
-  if (!(s = array(p.workspace, (workspace_need + 3) / 4, 256, "workspace", q)).ok()) return s;
+  // need / 4 rounded up, without forming need + 3 (need may be near INT64_MAX).
+  if (!(s = array(p.workspace, workspace_need / 4 + (workspace_need % 4 != 0), 256, "workspace", q)).ok()) return s;
   return ok();
 }
 
