@@ -275,10 +275,20 @@ std::vector<typename A::T> backward_delta(const Tensors<typename A::T>& in, cons
   return delta;
 }
 
-// §5.2-3 dq, per row; the list in order.
+// §5.2-3 dq, per row; the list in order. When `record` is given, each
+// member's p and ds are also kept, at [row, head, list position]
+// (record_stride positions a (row, head)): the sparse instance's dkv takes
+// them from there (the same values its recomputation would give).
+template <class T>
+struct PdsRecord {
+  T* p = nullptr;
+  T* ds = nullptr;
+  int stride = 0;
+};
 template <class A, class Lists>
 void backward_dq(const Lists& lists, const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
-                 const std::vector<typename A::T>& delta, typename A::T* dq_out, unsigned threads) {
+                 const std::vector<typename A::T>& delta, typename A::T* dq_out, unsigned threads,
+                 PdsRecord<typename A::T> record = {}) {
   using T = typename A::T;
   const int d = in.d, hq = in.hq, hkv = in.hkv, group = hq / hkv;
   auto dq_task = [&](std::int64_t task) {
@@ -306,6 +316,10 @@ void backward_dq(const Lists& lists, const Tensors<typename A::T>& in, const Bac
       for (int c = 0; c < nm; ++c) {
         const T p = A::exp(A::sub(A::mul(s[c], in.scale), lse));
         const T ds = A::mul(p, A::sub(dp[c], dl));
+        if (record.p) {
+          record.p[task * record.stride + pos[c]] = p;
+          record.ds[task * record.stride + pos[c]] = ds;
+        }
         const T* kr = krow[c];
         for (int e = 0; e < d; ++e) acc[e] = A::fma(ds, kr[e], acc[e]);
       }

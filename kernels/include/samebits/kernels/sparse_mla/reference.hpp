@@ -28,43 +28,30 @@ struct SlotLists {
 // (t, p) in ascending (t, p) order: over the heads in order, from +0,
 //   gK[d] = fma(ds_{t,h,p}, q_{t,h}[d], gK[d]),  gV[d] = fma(p_{t,h,p}, dO_{t,h}[d], gV[d]);
 // then c[d] = add(mul(gK[d], scale), gV[d]) and A[d] = add(A[d], c[d]).
-// p and ds are the dq pass's values (the same chains: fma(kv[d], q[d], .)
-// is fma(q[d], kv[d], .)). dkv[r] = A (the caller rounds once).
+// p and ds are the dq pass's values (`rec`, [t, h, slot]). dkv[r] = A (the
+// caller rounds once).
 template <class A>
 void backward_dkv(const SlotLists& lists, const attention::Tensors<typename A::T>& in,
-                  const attention::BackwardIn<typename A::T>& bin, const std::vector<typename A::T>& delta,
+                  const attention::BackwardIn<typename A::T>& bin, const attention::PdsRecord<typename A::T>& rec,
                   typename A::T* dkv, unsigned threads) {
   using T = typename A::T;
   namespace at = attention;
   const int d = in.d, hq = in.hq;
   const at::Contributors contrib = at::Contributors::build(lists, in.kv_rows);
   auto task = [&](std::int64_t r) {
-    const T* kv = in.k + r * d;  // K == V, one kv head
-    std::vector<T> acc(d, T(0)), gk(d), gv(d), qT(static_cast<std::size_t>(d) * at::kBlock);
-    T s[at::kBlock], dp[at::kBlock];
-    const T* qrow[at::kBlock];
-    const T* orow[at::kBlock];
+    std::vector<T> acc(d, T(0)), gk(d), gv(d);
     for (std::int64_t c = contrib.offsets[r]; c < contrib.offsets[r + 1]; ++c) {
       const std::int64_t t = contrib.row[c];
+      const int slot = contrib.pos[c];
       std::fill(gk.begin(), gk.end(), T(0));
       std::fill(gv.begin(), gv.end(), T(0));
-      for (int h0 = 0; h0 < hq; h0 += at::kBlock) {  // heads in order, in batches for the dots
-        const int nh = std::min(at::kBlock, hq - h0);
-        for (int x = 0; x < nh; ++x) {
-          qrow[x] = in.q + (t * hq + h0 + x) * d;
-          orow[x] = bin.dout + (t * hq + h0 + x) * d;
-        }
-        at::detail::dots<A>(kv, qrow, nh, d, qT.data(), s);
-        at::detail::dots<A>(kv, orow, nh, d, qT.data(), dp);
-        for (int x = 0; x < nh; ++x) {
-          const std::int64_t th = t * hq + h0 + x;
-          const T p = A::exp(A::sub(A::mul(s[x], in.scale), bin.lse[th]));
-          const T ds = A::mul(p, A::sub(dp[x], delta[th]));
-          const T* qr = qrow[x];
-          const T* dor = orow[x];
-          for (int e = 0; e < d; ++e) gk[e] = A::fma(ds, qr[e], gk[e]);
-          for (int e = 0; e < d; ++e) gv[e] = A::fma(p, dor[e], gv[e]);
-        }
+      for (int h = 0; h < hq; ++h) {
+        const std::int64_t th = t * hq + h;
+        const T p = rec.p[th * rec.stride + slot], ds = rec.ds[th * rec.stride + slot];
+        const T* qr = in.q + th * d;
+        const T* dor = bin.dout + th * d;
+        for (int e = 0; e < d; ++e) gk[e] = A::fma(ds, qr[e], gk[e]);
+        for (int e = 0; e < d; ++e) gv[e] = A::fma(p, dor[e], gv[e]);
       }
       for (int e = 0; e < d; ++e) acc[e] = A::add(acc[e], A::add(A::mul(gk[e], in.scale), gv[e]));
     }
@@ -80,9 +67,14 @@ void backward(const SlotLists& lists, const attention::Tensors<typename A::T>& i
               const attention::BackwardIn<typename A::T>& bin, typename A::T* dq, typename A::T* dkv,
               typename A::T* dsink, unsigned threads = 0) {
   namespace at = attention;
+  using T = typename A::T;
   const auto delta = at::backward_delta<A>(in, bin, threads);
-  at::backward_dq<A>(lists, in, bin, delta, dq, threads);
-  backward_dkv<A>(lists, in, bin, delta, dkv, threads);
+  // p and ds of every (token, head, slot), kept by the dq pass for dkv.
+  const std::size_t n = static_cast<std::size_t>(lists.rows()) * in.hq * lists.k;
+  std::vector<T> p(n, T(0)), ds(n, T(0));
+  const at::PdsRecord<T> rec{p.data(), ds.data(), lists.k};
+  at::backward_dq<A>(lists, in, bin, delta, dq, threads, rec);
+  backward_dkv<A>(lists, in, bin, rec, dkv, threads);
   if (in.sink && dsink) at::backward_dsink<A>(in, bin, delta, dsink);
 }
 
