@@ -369,8 +369,29 @@ void dense_equality(int heads, sa::Libm libm) {
   report(rb);
 }
 
+// One digest of device buffers' bytes (fnv1a of each, combined in order).
+std::uint64_t device_digest(std::initializer_list<const DeviceBuffer*> buffers) {
+  std::uint64_t h = 0;
+  for (const DeviceBuffer* b : buffers) {
+    std::vector<unsigned char> bytes(b->bytes);
+    CHECK_CUDA(cudaMemcpy(bytes.data(), b->ptr, bytes.size(), cudaMemcpyDeviceToHost));
+    h = h * 31 + check::fnv1a(bytes.data(), bytes.size());
+  }
+  return h;
+}
+
+// Flips the lowest bit of a device buffer's first byte (a planted one-ulp
+// change of its first element), or flips it back.
+void flip_first_bit(const DeviceBuffer& b) {
+  unsigned char byte;
+  CHECK_CUDA(cudaMemcpy(&byte, b.ptr, 1, cudaMemcpyDeviceToHost));
+  byte ^= 1u;
+  CHECK_CUDA(cudaMemcpy(b.ptr, &byte, 1, cudaMemcpyHostToDevice));
+}
+
 // Chunked == unchunked (sparse_mla.md §5): digests of dq, dkv, d_sink for
-// chunks of 64, 128 and 320 rows and one chunk.
+// chunks of 64, 128 and 320 rows and one chunk; control: one planted bit of
+// the last run's dq changes its digest.
 void chunks() {
   Point pt;
   pt.heads = 64;
@@ -386,25 +407,22 @@ void chunks() {
   Device dev(pt, hq, hkv, hidx, std::vector<float>(pt.heads, 0.75f));
   dev.dout.upload(hdo.bytes.data());
   CHECK_STATUS(sm::forward(dev.params(pt, true)));
-  std::string first;
+  std::uint64_t first = 0;
   Result r{"chunks", "H=64 topk=512 T=1000 pool=512 sink: chunks 1024 (one), 64, 128, 320"};
   for (std::int64_t chunk : {1024, 64, 128, 320}) {
     dev.dq.poison();
     dev.dkv.poison();
+    dev.dsink.poison();
     CHECK_STATUS(sm::backward(dev.bwd_params(pt, true, chunk)));
     CHECK_CUDA(cudaDeviceSynchronize());
-    std::string dig;
-    for (DeviceBuffer* b : {&dev.dq, &dev.dkv, &dev.dsink}) {
-      std::vector<unsigned char> h(b->bytes);
-      CHECK_CUDA(cudaMemcpy(h.data(), b->ptr, h.size(), cudaMemcpyDeviceToHost));
-      dig += check::hex(check::fnv1a(h.data(), h.size())) + " ";
-    }
-    if (first.empty()) first = dig;
+    const std::uint64_t dig = device_digest({&dev.dq, &dev.dkv, &dev.dsink});
+    if (chunk == 1024) first = dig;
     r.mismatches += dig != first;
-    r.detail += std::to_string(chunk) + ": " + dig + "; ";
+    r.detail += std::to_string(chunk) + ": " + check::hex(dig) + "; ";
   }
-  r.controls = true;
-  r.pass = r.mismatches == 0;
+  flip_first_bit(dev.dq);
+  r.controls = device_digest({&dev.dq, &dev.dkv, &dev.dsink}) != first;
+  r.pass = r.mismatches == 0 && r.controls;
   report(r);
 }
 
@@ -427,13 +445,7 @@ void repeats() {
     dev.dout.upload(hq.bytes.data());  // any dO: the same in every run
     CHECK_STATUS(sm::backward(dev.bwd_params(pt, true, 128)));
     CHECK_CUDA(cudaDeviceSynchronize());
-    std::uint64_t h = 0;
-    for (DeviceBuffer* b : {&dev.o, &dev.lse, &dev.dq, &dev.dkv, &dev.dsink}) {
-      std::vector<unsigned char> bytes(b->bytes);
-      CHECK_CUDA(cudaMemcpy(bytes.data(), b->ptr, bytes.size(), cudaMemcpyDeviceToHost));
-      h = h * 31 + check::fnv1a(bytes.data(), bytes.size());
-    }
-    digests.push_back(h);
+    digests.push_back(device_digest({&dev.o, &dev.lse, &dev.dq, &dev.dkv, &dev.dsink}));
   }
   // One ulp of one kv element that token 0 reads (its window starts at row 0).
   std::uint16_t u;
@@ -445,12 +457,7 @@ void repeats() {
   dev.dout.upload(hq.bytes.data());
   CHECK_STATUS(sm::backward(dev.bwd_params(pt, true, 128)));
   CHECK_CUDA(cudaDeviceSynchronize());
-  std::uint64_t changed = 0;
-  for (DeviceBuffer* b : {&dev.o, &dev.lse, &dev.dq, &dev.dkv, &dev.dsink}) {
-    std::vector<unsigned char> bytes(b->bytes);
-    CHECK_CUDA(cudaMemcpy(bytes.data(), b->ptr, bytes.size(), cudaMemcpyDeviceToHost));
-    changed = changed * 31 + check::fnv1a(bytes.data(), bytes.size());
-  }
+  const std::uint64_t changed = device_digest({&dev.o, &dev.lse, &dev.dq, &dev.dkv, &dev.dsink});
   Result r{"repeats", "100 runs (forward + backward, chunk 128), fresh allocations, H=64 topk=512 T=256 pool=256 sink"};
   for (auto x : digests) r.mismatches += x != digests[0];
   r.controls = changed != digests[0];
