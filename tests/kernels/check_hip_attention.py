@@ -37,6 +37,9 @@ FAMILIES = {  # template name -> {D: kernels} (over policies, dtypes, RM); '-': 
     # sparse MLA: (cr, hipcc) x (bf16 -> bf16, bf16 -> f32, f32 -> f32)
     'sparse_mla_forward_kernel': {'128': 6, '512': 6},
     'sparse_mla_bwd_token_kernel': {'128': 6, '512': 6},
+    # the streamed forms: (cr, hipcc) x (bf16 -> bf16, bf16 -> f32)
+    'sparse_mla_forward_streamed_kernel': {'128': 4, '512': 4},
+    'sparse_mla_bwd_token_streamed_kernel': {'128': 4, '512': 4},
     'sparse_mla_bwd_delta_kernel': {'128': 3, '512': 3},
     'sparse_mla_bwd_contrib_kernel': {'128': 2, '512': 2},
     'sparse_mla_bwd_dkv_accum_kernel': {'128': 1, '512': 1},
@@ -47,7 +50,8 @@ FAMILIES = {  # template name -> {D: kernels} (over policies, dtypes, RM); '-': 
 }
 # Kernels that read top-k indices: integer adds of the index error flag are their only atomics.
 ERROR_FLAG_FAMILIES = ('sparse_mla_forward_kernel', 'sparse_mla_bwd_token_kernel', 'sparse_mla_bwd_contrib_kernel',
-                       'sparse_mla_bwd_pairs_kernel')
+                       'sparse_mla_bwd_pairs_kernel', 'sparse_mla_forward_streamed_kernel',
+                       'sparse_mla_bwd_token_streamed_kernel')
 MODE = {
     '.amdhsa_float_denorm_mode_32': '3',
     '.amdhsa_float_denorm_mode_16_64': '3',
@@ -162,7 +166,8 @@ def check_arch(arch, kpath, cpath, fpath):
         key = (fam, d.group(1) if d else '-')
         counts[key] = counts.get(key, 0) + 1
         if fam in ('attention_forward_kernel', 'attention_bwd_kernel', 'sparse_mla_forward_kernel',
-                   'sparse_mla_bwd_token_kernel', 'sparse_mla_bwd_dsink_kernel') and pol == '-':
+                   'sparse_mla_bwd_token_kernel', 'sparse_mla_bwd_dsink_kernel', 'sparse_mla_forward_streamed_kernel',
+                   'sparse_mla_bwd_token_streamed_kernel') and pol == '-':
             print(f'FAIL {arch}: {name}: no libm policy')
             fail = 1
     for fam, per_d in FAMILIES.items():

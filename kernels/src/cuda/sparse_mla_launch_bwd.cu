@@ -5,9 +5,12 @@
 // The dkv accumulators continue from chunk to chunk (§5). The sort is CUB's
 // radix sort (stable and deterministic: within a kv row the (t, slot) order
 // of the pairs is kept).
+#include <cstdint>
+
 #include <cub/device/device_radix_sort.cuh>
 
 #include "sparse_mla_bwd_kernel.cuh"
+#include "sparse_mla_bwd_streamed_kernel.cuh"
 #include "sparse_mla_launch.hpp"
 
 namespace samebits::kernels::sparse_mla::cuda {
@@ -58,6 +61,37 @@ Layout layout(const ProblemParams& p, std::int64_t chunk) {
   return l;
 }
 
+// The streamed token kernel's condition (as the forward's): 16-bit elements,
+// kv's base and row stride in whole 16-byte words. SAMEBITS_SPARSE_BWD_TOKEN=16
+// (a build flag, for measurements) keeps the 16-head token kernel everywhere.
+#ifndef SAMEBITS_SPARSE_BWD_TOKEN
+#define SAMEBITS_SPARSE_BWD_TOKEN 32
+#endif
+bool streamable(const BackwardParams& p) {
+  return SAMEBITS_SPARSE_BWD_TOKEN == 32 && p.in_dtype != DType::f32 &&
+         reinterpret_cast<std::uintptr_t>(p.kv) % 16 == 0 && p.kv_row_stride % 8 == 0;
+}
+
+// One chunk's token kernel: the streamed one where it applies.
+template <int D, class L, DType In, DType Grad>
+cudaError_t launch_token(const BackwardParams& p, const ChunkWorkspace& w, cudaStream_t stream) {
+  if constexpr (In != DType::f32) {
+    if (streamable(p)) {
+      auto k = sparse_mla_bwd_token_streamed_kernel<D, L, In, Grad>;
+      constexpr int kBytes = StreamedTokenSmem<D>::kBytes;
+      cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
+      if (e != cudaSuccess) return e;
+      k<<<dim3(w.tokens, (p.heads + kStreamBwdHeads - 1) / kStreamBwdHeads), kThreads, kBytes, stream>>>(p, w);
+      return cudaGetLastError();
+    }
+  }
+  auto k = sparse_mla_bwd_token_kernel<D, L, In, Grad>;
+  cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, TokenSmem<D>::kBytes);
+  if (e != cudaSuccess) return e;
+  k<<<dim3(w.tokens, (p.heads + kBwdHeads - 1) / kBwdHeads), kThreads, TokenSmem<D>::kBytes, stream>>>(p, w);
+  return cudaGetLastError();
+}
+
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, std::int64_t chunk, cudaStream_t stream) {
   const Layout l = layout(p, chunk);
@@ -83,11 +117,7 @@ cudaError_t launch(const BackwardParams& p, std::int64_t chunk, cudaStream_t str
       if ((e = cudaGetLastError()) != cudaSuccess) return e;
     }
   }
-  auto token = sparse_mla_bwd_token_kernel<D, L, In, Grad>;
   auto contrib = sparse_mla_bwd_contrib_kernel<D, In>;
-  if ((e = cudaFuncSetAttribute(token, cudaFuncAttributeMaxDynamicSharedMemorySize, TokenSmem<D>::kBytes)) !=
-      cudaSuccess)
-    return e;
   if ((e = cudaFuncSetAttribute(contrib, cudaFuncAttributeMaxDynamicSharedMemorySize, ContribSmem<D>::kBytes)) !=
       cudaSuccess)
     return e;
@@ -95,8 +125,7 @@ cudaError_t launch(const BackwardParams& p, std::int64_t chunk, cudaStream_t str
     w.t0 = t0;
     w.tokens = static_cast<int>(std::min(chunk, p.tokens - t0));
     const std::int64_t pairs = static_cast<std::int64_t>(w.tokens) * p.topk;
-    token<<<dim3(w.tokens, (p.heads + kBwdHeads - 1) / kBwdHeads), kThreads, TokenSmem<D>::kBytes, stream>>>(p, w);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    if ((e = launch_token<D, L, In, Grad>(p, w, stream)) != cudaSuccess) return e;
     contrib<<<dim3(w.tokens, (p.topk + kTileKeys - 1) / kTileKeys, D / kContribCols), kThreads,
               ContribSmem<D>::kBytes, stream>>>(p, w);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;

@@ -1,6 +1,12 @@
 // kernels/src/cuda/sparse_mla_launch_fwd.cu — the sparse MLA forward
-// launcher: grid (tokens, head groups of 32).
+// launcher: for 16-bit inputs whose kv rows can be read in 16-byte words,
+// the streamed kernel (grid: tokens x head groups of 64); otherwise the
+// 32-head kernel (tokens x head groups of 32). Both compute the same
+// operations in the same order: the bits do not depend on the choice.
+#include <cstdint>
+
 #include "sparse_mla_fwd_kernel.cuh"
+#include "sparse_mla_fwd_streamed_kernel.cuh"
 #include "sparse_mla_launch.hpp"
 
 namespace samebits::kernels::sparse_mla::cuda {
@@ -9,8 +15,35 @@ namespace {
 using ac::CrExpLog;
 using ac::NvccExpLog;
 
+// The streamed kernel's condition: 16-bit elements, kv's base and row stride
+// in whole 16-byte words. SAMEBITS_SPARSE_FWD_KERNEL=32 (a build flag, for
+// measurements) keeps the 32-head kernel everywhere.
+#ifndef SAMEBITS_SPARSE_FWD_KERNEL
+#define SAMEBITS_SPARSE_FWD_KERNEL 64
+#endif
+bool streamable(const ForwardParams& p) {
+  return SAMEBITS_SPARSE_FWD_KERNEL == 64 && p.in_dtype != DType::f32 &&
+         reinterpret_cast<std::uintptr_t>(p.kv) % 16 == 0 && p.kv_row_stride % 8 == 0;
+}
+
+template <int D, class L, DType In, DType Out>
+cudaError_t launch_streamed(const ForwardParams& p, cudaStream_t stream) {
+  auto kernel = sparse_mla_forward_streamed_kernel<D, L, In, Out>;
+  constexpr int kBytes = StreamedSmem<D>::kBytes;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
+  if (e != cudaSuccess) return e;
+  if (p.tokens == 0) return cudaSuccess;
+  if (p.tokens > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  const dim3 grid(static_cast<unsigned>(p.tokens), (p.heads + kStreamHeads - 1) / kStreamHeads);
+  kernel<<<grid, kThreads, kBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
 template <int D, class L, DType In, DType Out>
 cudaError_t launch(const ForwardParams& p, cudaStream_t stream) {
+  if constexpr (In != DType::f32) {
+    if (streamable(p)) return launch_streamed<D, L, In, Out>(p, stream);
+  }
   auto kernel = sparse_mla_forward_kernel<D, L, In, Out>;
   constexpr int kBytes = ForwardSmem<D>::kBytes;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);

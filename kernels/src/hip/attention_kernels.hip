@@ -65,6 +65,8 @@ SB_D(128)
 // above. The backward's host side sorts with CUB (NVIDIA only): a HIP
 // launcher would need another stable sort.
 #include "../cuda/sparse_mla_bwd_kernel.cuh"
+#include "../cuda/sparse_mla_bwd_streamed_kernel.cuh"
+#include "../cuda/sparse_mla_fwd_streamed_kernel.cuh"
 
 namespace samebits::kernels::sparse_mla::cuda {
 
@@ -75,9 +77,17 @@ using attention::cuda::HipccExpLog;
   template SAMEBITS_GLOBAL void sparse_mla_forward_kernel<D, L, DType::IN, DType::OUT>(const ForwardParams);
 #define SB_SP_TOKEN(D, L, IN, G) \
   template SAMEBITS_GLOBAL void sparse_mla_bwd_token_kernel<D, L, DType::IN, DType::G>(const BackwardParams, const ChunkWorkspace);
+// The streamed forward and token kernels (16-bit inputs only).
+#define SB_SP_FWD_STREAMED(D, L, OUT) \
+  template SAMEBITS_GLOBAL void sparse_mla_forward_streamed_kernel<D, L, DType::bf16, DType::OUT>(const ForwardParams);
+#define SB_SP_TOKEN_STREAMED(D, L, G)                                                                  \
+  template SAMEBITS_GLOBAL void sparse_mla_bwd_token_streamed_kernel<D, L, DType::bf16, DType::G>(const BackwardParams, \
+                                                                                           const ChunkWorkspace);
 #define SB_SP_POLICY(D, L)                                                              \
   SB_SP_FWD(D, L, bf16, bf16) SB_SP_FWD(D, L, bf16, f32) SB_SP_FWD(D, L, f32, f32)      \
-  SB_SP_TOKEN(D, L, bf16, bf16) SB_SP_TOKEN(D, L, bf16, f32) SB_SP_TOKEN(D, L, f32, f32)
+  SB_SP_TOKEN(D, L, bf16, bf16) SB_SP_TOKEN(D, L, bf16, f32) SB_SP_TOKEN(D, L, f32, f32) \
+  SB_SP_FWD_STREAMED(D, L, bf16) SB_SP_FWD_STREAMED(D, L, f32)                          \
+  SB_SP_TOKEN_STREAMED(D, L, bf16) SB_SP_TOKEN_STREAMED(D, L, f32)
 #define SB_SP_D(D)                                                                                                  \
   SB_SP_POLICY(D, CrExpLog)                                                                                         \
   SB_SP_POLICY(D, HipccExpLog)                                                                                      \

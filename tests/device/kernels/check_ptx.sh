@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the attention kernels' compiled code (run by build.sh, from the
+# Checks the attention and sparse MLA kernels' compiled code (run by build.sh, from the
 # repository root): no spills or stack frames (ptxas report), and in the PTX
 # no .ftz, no div.approx / div.full, no floating-point atomics, and ex2 / lg2
 # only inside the libm's sequences (samebits::nvcc's expf/logf use
@@ -35,7 +35,7 @@ print(sys.argv[1], 'entries', len(entries) - 1, 'violations', bad)
 sys.exit(1 if bad else 0)
 PY
 )
-for unit in attention_launch_fwd attention_launch_bwd; do
+for unit in attention_launch_fwd attention_launch_bwd sparse_mla_launch_fwd sparse_mla_launch_bwd; do
   ptx=$(ls "$B/keep/$unit/"*.ptx 2>/dev/null | head -1 || true)
   [ -n "$ptx" ] || { echo "FAIL: no PTX kept for $unit (build.sh -keep)"; fail=1; continue; }
   python3 -c "$checker" "$ptx" || fail=1
