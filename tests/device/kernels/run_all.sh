@@ -5,6 +5,11 @@
 #   bash tests/device/kernels/run_all.sh py      invariance.py, capture_golden.py, torch_compare.py
 #   bash tests/device/kernels/run_all.sh sparse  sparse_mla_check (grid, dense equality, repeats,
 #                                                 errors, bench) and its memcheck/racecheck
+#   bash tests/device/kernels/run_all.sh sparse-perf
+#                                                the sparse bench (and, where carried, the same bench
+#                                                of build-device-old: the 32/16-head kernels), the time
+#                                                per phase (ncu durations, sparse_phases.py) and the
+#                                                main kernels' ncu sections
 # with build-device/ carried (or .devcarry/bins.tar.xz: the two binaries,
 # xz-compressed so that the tree and the binaries fit the tool's 64 MiB).
 set -uo pipefail
@@ -12,6 +17,9 @@ cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/samebits-attn-out}
 mkdir -p "$out" build-device
 [ -x build-device/sparse_mla_check ] || tar xJf .devcarry/bins.tar.xz -C build-device
+if [ -f .devcarry/old.tar.xz ] && [ ! -x build-device-old/sparse_mla_check ]; then
+  mkdir -p build-device-old && tar xJf .devcarry/old.tar.xz -C build-device-old
+fi
 bin=build-device/attention_check lib=build-device/libsamebits_kernels.so
 status=0
 case "${1:-c++}" in
@@ -60,7 +68,27 @@ case "${1:-c++}" in
     tail -5 "$sp/torch.txt"
     grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$sp/memcheck.txt" "$sp/racecheck.txt"
     ;;
-  *) echo "usage: run_all.sh c++|py|sparse"; exit 2 ;;
+  sparse-perf)
+    sp=$out/sparse-perf
+    mkdir -p "$sp/new" "$sp/old"
+    timeout 150 build-device/sparse_mla_check --sections none --bench --out "$sp/new" > "$sp/bench_new.txt" 2>&1 ||
+      status=1
+    if [ -x build-device-old/sparse_mla_check ]; then
+      timeout 150 build-device-old/sparse_mla_check --sections none --bench --out "$sp/old" > "$sp/bench_old.txt" 2>&1 ||
+        status=1
+    fi
+    timeout 150 ncu --metrics gpu__time_duration.sum --print-units base --csv -k regex:"sparse_mla|Radix" \
+      python3 tests/device/kernels/profile_sparse.py "$lib" > "$sp/times.csv" 2>&1 || status=1
+    python3 tests/device/kernels/sparse_phases.py "$sp/times.csv" --json "$sp/phases.json" > "$sp/phases.txt" 2>&1 ||
+      status=1
+    timeout 200 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section InstructionStats \
+      -k regex:"streamed|contrib|dkv_accum" --launch-count 4 \
+      python3 tests/device/kernels/profile_sparse.py "$lib" > "$sp/ncu.txt" 2>&1 || status=1
+    grep -h bench "$sp"/bench_*.txt
+    cat "$sp/phases.txt"
+    ;;
+  *) echo "usage: run_all.sh c++|py|sparse|sparse-perf"; exit 2 ;;
 esac
 (cd "$out" && tar czf results.tgz --exclude=results.tgz .)
 exit $status
