@@ -5,6 +5,9 @@
 //   CUDA source (nvcc, clang -x cuda)         -> SAMEBITS_GPU_CUDA
 //   plain C++ that drives CUDA kernels built elsewhere: define
 //   SAMEBITS_GPU_CUDA_RUNTIME (and link cudart) -> SAMEBITS_GPU_CUDA
+//   plain C++ that runs the kernels' source on the CPU: define
+//   SAMEBITS_GPU_EMULATOR (samebits/gpu/emulator.hpp: each block's threads as
+//   fibers; no GPU runtime)    -> SAMEBITS_GPU_EMU
 #pragma once
 
 #include "samebits/libm/platform.hpp"
@@ -13,6 +16,8 @@
 #  define SAMEBITS_GPU_HIP 1
 #elif defined(SAMEBITS_LANG_CUDA) || defined(SAMEBITS_GPU_CUDA_RUNTIME)
 #  define SAMEBITS_GPU_CUDA 1
+#elif defined(SAMEBITS_GPU_EMULATOR)
+#  define SAMEBITS_GPU_EMU 1
 #else
 #  error "samebits/gpu: no GPU runtime for this translation unit: compile it as CUDA (nvcc) or HIP (clang -x hip), or define SAMEBITS_GPU_CUDA_RUNTIME and link the CUDA runtime"
 #endif
@@ -42,4 +47,11 @@
 #  define SAMEBITS_GLOBAL __global__
 #  define SAMEBITS_SHARED __shared__
 #  define SAMEBITS_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
+#elif defined(SAMEBITS_GPU_EMU)
+// A kernel is a plain function the emulator calls once per thread; a block's
+// shared array is a namespace-scope array the emulating program defines.
+#  define SAMEBITS_KERNEL
+#  define SAMEBITS_GLOBAL
+#  define SAMEBITS_SHARED
+#  define SAMEBITS_LAUNCH_BOUNDS(...)
 #endif
