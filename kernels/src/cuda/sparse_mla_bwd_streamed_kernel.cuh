@@ -96,7 +96,6 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;  // the scores' layout: heads ty + 16 r
   const int hg = tid / 64, cg = tid % 64;                           // dq's layout
   const int valid_heads = gpu::min_int(kStreamBwdHeads, p.heads - h0);
-  const int wk = tid / 4, wcol = (tid % 4) * 8;
 
   const std::int64_t es = dtype_size(In);
   ac::load_tile<D, In, kStreamBwdHeads>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * es,
@@ -137,9 +136,9 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   int cur = 0;
   int slot0 = next_member_block(p, t, 0, sIdx);
   clear_blocks(0, slot0);
-  ac::uint4 word_b{0u, 0u, 0u, 0u};
+  ac::uint4 word_b[kScoreWords];
   ac::uint4 word_v[Sm::kPvWordsPerThread];
-  if (slot0 < p.topk) word_b = load_kv_word(p.kv, p.kv_row_stride, sIdx, wk, wcol);
+  if (slot0 < p.topk) load_score_words(word_b, p.kv, p.kv_row_stride, sIdx, 0);
 
   while (slot0 < p.topk) {
     const int* idx = sIdx + cur * kTileKeys;
@@ -154,10 +153,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
 #pragma unroll 1
     for (int ch = 0; ch < Sm::kScoreChunks; ++ch) {
       float* b = sB + (ch & 1) * kTileKeys * kLdB;
-      store_widened<In>(b + wk * kLdB + wcol, word_b);
+      store_score_words<In>(b, word_b);
       gpu::block_barrier();
       if (ch + 1 < Sm::kScoreChunks) {
-        word_b = load_kv_word(p.kv, p.kv_row_stride, idx, wk, (ch + 1) * kScoreChunk + wcol);
+        load_score_words(word_b, p.kv, p.kv_row_stride, idx, ch + 1);
       } else {
 #pragma unroll
         for (int v = 0; v < Sm::kPvWordsPerThread; ++v) {
@@ -210,7 +209,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
                                        : ac::uint4{0u, 0u, 0u, 0u};
         }
       } else if (next0 < p.topk) {
-        word_b = load_kv_word(p.kv, p.kv_row_stride, idx_next, wk, wcol);
+        load_score_words(word_b, p.kv, p.kv_row_stride, idx_next, 0);
       }
 #pragma unroll 2
       for (int kk = 0; kk < kPvChunk; ++kk) {

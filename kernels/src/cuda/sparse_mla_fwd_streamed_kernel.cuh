@@ -30,11 +30,19 @@ namespace samebits::kernels::sparse_mla::cuda {
 
 inline constexpr int kStreamHeads = 64;                // heads per block
 inline constexpr int kStreamRm = kStreamHeads / 16;    // heads a thread in the scores' layout (ty + 16 r)
-inline constexpr int kScoreChunk = 32;                 // kv columns per scores step
+// kv columns per scores step: 32 (one 16-byte word of the gathered rows a
+// thread) or 64 (two: half the barriers, twice the loads in flight). A build
+// flag for measurements; the bits do not depend on it.
+#ifndef SAMEBITS_SPARSE_SCORE_CHUNK
+#define SAMEBITS_SPARSE_SCORE_CHUNK 32
+#endif
+inline constexpr int kScoreChunk = SAMEBITS_SPARSE_SCORE_CHUNK;
 inline constexpr int kPvChunk = 8;                     // kv rows (slots) per p.v step
 inline constexpr int kStreamPvHeads = 8;               // heads a thread in the p.v layout (8 hg + i)
 static_assert(kThreads / 32 * kStreamPvHeads == kStreamHeads, "8 groups (warps) of 8 heads");
-static_assert(kTileKeys * kScoreChunk / 8 == kThreads, "one 16-byte word (8 bf16) of kv a thread per scores chunk");
+inline constexpr int kScoreWords = kTileKeys * kScoreChunk / 8 / kThreads;  // 16-byte words a thread per scores chunk
+static_assert(kScoreWords >= 1 && kTileKeys * kScoreChunk / 8 == kScoreWords * kThreads,
+              "whole 16-byte words (8 bf16) of kv a thread per scores chunk");
 static_assert(kTileKeys % kPvChunk == 0, "whole p.v chunks per block");
 
 // Column j (0 .. D/32 - 1) of p.v thread column cg: float4 groups of a
@@ -90,6 +98,25 @@ SAMEBITS_DEVICE_FUNC void store_widened(float* dst, const ac::uint4& raw) {
   *reinterpret_cast<ac::float4*>(dst + 4) = ac::make_float4(x[4], x[5], x[6], x[7]);
 }
 
+// This thread's words of scores chunk ch (columns ch * kScoreChunk ...) of
+// the block's gathered rows, and where they land in the chunk's tile.
+SAMEBITS_DEVICE_FUNC void load_score_words(ac::uint4 (&w)[kScoreWords], const void* kv, std::int64_t row_stride,
+                                           const int* idx, int ch) {
+#pragma unroll
+  for (int i = 0; i < kScoreWords; ++i) {
+    const int e = gpu::threadIdx.x + i * kThreads;
+    w[i] = load_kv_word(kv, row_stride, idx, e / (kScoreChunk / 8), ch * kScoreChunk + (e % (kScoreChunk / 8)) * 8);
+  }
+}
+template <DType T>
+SAMEBITS_DEVICE_FUNC void store_score_words(float* b, const ac::uint4 (&w)[kScoreWords]) {
+#pragma unroll
+  for (int i = 0; i < kScoreWords; ++i) {
+    const int e = gpu::threadIdx.x + i * kThreads;
+    store_widened<T>(b + (e / (kScoreChunk / 8)) * (kScoreChunk + 4) + (e % (kScoreChunk / 8)) * 8, w[i]);
+  }
+}
+
 // Continues the chains s[r][c] (rows ty + 16 r of a, rows tx + 16 c of b)
 // over kCols columns in order: a at column a0 of rows of stride kLdA, b at
 // column 0 of rows of stride kLdB. Each step is tile_dots's: fma(a, b, s).
@@ -133,7 +160,6 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;  // the scores' layout
   const int hg = tid / 32, cg = tid % 32;                           // the p.v layout
   const int valid_heads = gpu::min_int(kStreamHeads, p.heads - h0);
-  const int wk = tid / 4, wcol = (tid % 4) * 8;  // this thread's word of a scores chunk
 
   ac::load_tile<D, In, kStreamHeads>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * dtype_size(In),
                                      Strides{p.q_stride.head, 0}, h0, valid_heads, 0);
@@ -153,9 +179,9 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
   int cur = 0;
   int slot0 = next_member_block(p, t, 0, sIdx);
   const bool any = slot0 < p.topk;
-  ac::uint4 word_b{0u, 0u, 0u, 0u};                   // the next scores chunk, in flight
+  ac::uint4 word_b[kScoreWords];                      // the next scores chunk, in flight
   ac::uint4 word_v[Sm::kPvWordsPerThread];            // the next p.v chunk, in flight
-  if (any) word_b = load_kv_word(p.kv, p.kv_row_stride, sIdx, wk, wcol);
+  if (any) load_score_words(word_b, p.kv, p.kv_row_stride, sIdx, 0);
   bool started = false;
 
   while (slot0 < p.topk) {
@@ -171,10 +197,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
 #pragma unroll 1
     for (int ch = 0; ch < Sm::kScoreChunks; ++ch) {
       float* b = sB + (ch & 1) * kTileKeys * kLdB;
-      store_widened<In>(b + wk * kLdB + wcol, word_b);
+      store_score_words<In>(b, word_b);
       gpu::block_barrier();  // chunk ch is in; chunk ch - 1's readers are done with the other buffer
       if (ch + 1 < Sm::kScoreChunks) {
-        word_b = load_kv_word(p.kv, p.kv_row_stride, idx, wk, (ch + 1) * kScoreChunk + wcol);
+        load_score_words(word_b, p.kv, p.kv_row_stride, idx, ch + 1);
       } else {
 #pragma unroll
         for (int w = 0; w < Sm::kPvWordsPerThread; ++w) {
@@ -229,7 +255,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
                                        : ac::uint4{0u, 0u, 0u, 0u};
         }
       } else if (next0 < p.topk) {
-        word_b = load_kv_word(p.kv, p.kv_row_stride, idx_next, wk, wcol);
+        load_score_words(word_b, p.kv, p.kv_row_stride, idx_next, 0);
       }
       if (g == 0 && started) {  // o = mul(o, alpha), l = mul(l, alpha) at the block boundary
 #pragma unroll

@@ -7,7 +7,8 @@
 #                                                 errors, bench) and its memcheck/racecheck
 #   bash tests/device/kernels/run_all.sh sparse-perf
 #                                                the sparse bench (and, where carried, the same bench
-#                                                of build-device-old: the 32/16-head kernels), the time
+#                                                of each build-device-NAME variant, e.g. old: the
+#                                                32/16-head kernels; chunk64: 64-column score chunks), the time
 #                                                per phase (ncu durations, sparse_phases.py) and the
 #                                                main kernels' ncu sections
 # with build-device/ carried (or .devcarry/bins.tar.xz: the two binaries,
@@ -17,9 +18,13 @@ cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/samebits-attn-out}
 mkdir -p "$out" build-device
 [ -x build-device/sparse_mla_check ] || tar xJf .devcarry/bins.tar.xz -C build-device
-if [ -f .devcarry/old.tar.xz ] && [ ! -x build-device-old/sparse_mla_check ]; then
-  mkdir -p build-device-old && tar xJf .devcarry/old.tar.xz -C build-device-old
-fi
+# Variants of sparse_mla_check built with other flags (build.sh with SAMEBITS_DEVICE_BUILD and
+# SAMEBITS_NVCC_EXTRA), carried as .devcarry/variant-NAME.tar.xz: timed by sparse-perf.
+for v in .devcarry/variant-*.tar.xz; do
+  [ -f "$v" ] || continue
+  n=$(basename "$v" .tar.xz); n=${n#variant-}
+  [ -x "build-device-$n/sparse_mla_check" ] || { mkdir -p "build-device-$n" && tar xJf "$v" -C "build-device-$n"; }
+done
 bin=build-device/attention_check lib=build-device/libsamebits_kernels.so
 status=0
 case "${1:-c++}" in
@@ -70,13 +75,15 @@ case "${1:-c++}" in
     ;;
   sparse-perf)
     sp=$out/sparse-perf
-    mkdir -p "$sp/new" "$sp/old"
+    mkdir -p "$sp/new"
     timeout 150 build-device/sparse_mla_check --sections none --bench --out "$sp/new" > "$sp/bench_new.txt" 2>&1 ||
       status=1
-    if [ -x build-device-old/sparse_mla_check ]; then
-      timeout 150 build-device-old/sparse_mla_check --sections none --bench --out "$sp/old" > "$sp/bench_old.txt" 2>&1 ||
-        status=1
-    fi
+    for d in build-device-*/; do
+      n=${d#build-device-}; n=${n%/}
+      [ -x "$d/sparse_mla_check" ] || continue
+      mkdir -p "$sp/$n"
+      timeout 150 "$d/sparse_mla_check" --sections none --bench --out "$sp/$n" > "$sp/bench_$n.txt" 2>&1 || status=1
+    done
     timeout 150 ncu --metrics gpu__time_duration.sum --print-units base --csv -k regex:"sparse_mla|Radix" \
       python3 tests/device/kernels/profile_sparse.py "$lib" > "$sp/times.csv" 2>&1 || status=1
     python3 tests/device/kernels/sparse_phases.py "$sp/times.csv" --json "$sp/phases.json" > "$sp/phases.txt" 2>&1 ||
@@ -85,7 +92,7 @@ case "${1:-c++}" in
       --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section InstructionStats \
       -k regex:"streamed|contrib|dkv_accum" --launch-count 4 \
       python3 tests/device/kernels/profile_sparse.py "$lib" > "$sp/ncu.txt" 2>&1 || status=1
-    grep -h bench "$sp"/bench_*.txt
+    grep -H bench "$sp"/bench_*.txt
     cat "$sp/phases.txt"
     ;;
   *) echo "usage: run_all.sh c++|py|sparse|sparse-perf"; exit 2 ;;
