@@ -230,7 +230,7 @@ Bwd backward(const Case& c, const Fwd& f, bool streamed, std::int64_t chunk, emu
     else
       emu::launch({nt, static_cast<unsigned>((H + smc::kBwdHeads - 1) / smc::kBwdHeads), 1}, ac::kThreads,
                   [&] { smc::sparse_mla_bwd_token_kernel<D, L, DType::bf16, DType::f32>(b, w); }, {kShared}, order);
-    emu::launch({nt, static_cast<unsigned>((K + 63) / 64), static_cast<unsigned>(D / smc::kContribCols)}, ac::kThreads,
+    emu::launch({static_cast<unsigned>(nt * ((K + 63) / 64) * (D / smc::kContribCols)), 1, 1}, ac::kThreads,
                 [&] { smc::sparse_mla_bwd_contrib_kernel<D, DType::bf16>(b, w); }, {kShared}, order);
     emu::launch({blocks_for(pairs), 1, 1}, ac::kThreads, [&] { smc::sparse_mla_bwd_pairs_kernel(b, w); }, {}, order);
     std::vector<std::int64_t> perm(pairs);

@@ -5,7 +5,8 @@
 //              dp = dO.kv as chains over d, p = exp(t - lse), ds = p (dp - delta);
 //              p and ds to the chunk's workspace; dq's chain over the members
 //              in slot order; dq = mul(acc, scale), rounded once
-//   contrib    one block per (token, 64-slot block, 128 columns): per member
+//   contrib    one block per (token, 64-slot block, 128 columns), numbered
+//              columns fastest: per member
 //              slot, gK = sum over heads in order of ds q, gV of p dO, each a
 //              chain from +0; c = add(mul(gK, scale), gV) to the chunk's
 //              contributor vectors
@@ -197,8 +198,10 @@ struct ContribSmem {
 
 // c[t][slot][col] for the block's 64 slots x 128 columns: thread (ty, tx)
 // owns slots ty*4 + i and columns col_of(tx, j) of the 128 (TileConfig<128>).
+// Two blocks an SM (at most 128 registers a thread, 2 x 102 KiB of shared
+// memory): one block's loads of a head batch overlap the other's arithmetic.
 template <int D, DType In>
-SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 2)
     sparse_mla_bwd_contrib_kernel(const BackwardParams p, const ChunkWorkspace w) {
   using Sm = ContribSmem<D>;
   constexpr int kLd = Sm::kLd, kLdP = Sm::kLdP, kCols = ac::TileConfig<kContribCols>::kColsPerThread;
@@ -210,9 +213,15 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   float* sDs = smem + Sm::kDs;
   int* sIdx = reinterpret_cast<int*>(smem + Sm::kIdx);
 
-  const int tl = gpu::blockIdx.x;
+  // Blocks numbered column block fastest, then slot block, then token: the
+  // blocks that share a token's q, dO (and its p, ds) run together, so those
+  // are read from memory once and from L2 after.
+  const int col_blocks = D / kContribCols, slot_blocks = (p.topk + kTileKeys - 1) / kTileKeys;
+  const std::int64_t b = gpu::blockIdx.x;
+  const int tl = static_cast<int>(b / (static_cast<std::int64_t>(col_blocks) * slot_blocks));
   const std::int64_t t = w.t0 + tl;
-  const int slot0 = gpu::blockIdx.y * kTileKeys, col0 = gpu::blockIdx.z * kContribCols;
+  const int slot0 = static_cast<int>(b / col_blocks % slot_blocks) * kTileKeys,
+            col0 = static_cast<int>(b % col_blocks) * kContribCols;
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;
   if (tid < kTileKeys) sIdx[tid] = member_row(p, t, slot0 + tid);
   gpu::block_barrier();
@@ -319,13 +328,24 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 4) sparse_mla_bwd_dkv_accu
   if (c0 == c1) return;
   float* a = w.accum + r * D + d;
   ac::float4 acc = *reinterpret_cast<const ac::float4*>(a);
-  for (int i = c0; i < c1; ++i) {
-    const ac::float4 x = *reinterpret_cast<const ac::float4*>(w.c + static_cast<std::int64_t>(w.sorted_values[i]) * D + d);
+  auto row = [&](int i) {
+    return *reinterpret_cast<const ac::float4*>(w.c + static_cast<std::int64_t>(w.sorted_values[i]) * D + d);
+  };
+  auto add = [&](const ac::float4& x) {
     acc.x = add_rn(acc.x, x.x);
     acc.y = add_rn(acc.y, x.y);
     acc.z = add_rn(acc.z, x.z);
     acc.w = add_rn(acc.w, x.w);
+  };
+  int i = c0;
+  for (; i + 4 <= c1; i += 4) {  // four contributors' loads in flight, added in order
+    const ac::float4 x0 = row(i), x1 = row(i + 1), x2 = row(i + 2), x3 = row(i + 3);
+    add(x0);
+    add(x1);
+    add(x2);
+    add(x3);
   }
+  for (; i < c1; ++i) add(row(i));
   *reinterpret_cast<ac::float4*>(a) = acc;
 }
 

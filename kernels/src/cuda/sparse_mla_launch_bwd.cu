@@ -126,8 +126,10 @@ cudaError_t launch(const BackwardParams& p, std::int64_t chunk, cudaStream_t str
     w.tokens = static_cast<int>(std::min(chunk, p.tokens - t0));
     const std::int64_t pairs = static_cast<std::int64_t>(w.tokens) * p.topk;
     if ((e = launch_token<D, L, In, Grad>(p, w, stream)) != cudaSuccess) return e;
-    contrib<<<dim3(w.tokens, (p.topk + kTileKeys - 1) / kTileKeys, D / kContribCols), kThreads,
-              ContribSmem<D>::kBytes, stream>>>(p, w);
+    const std::int64_t contrib_blocks =
+        static_cast<std::int64_t>(w.tokens) * ((p.topk + kTileKeys - 1) / kTileKeys) * (D / kContribCols);
+    if (contrib_blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    contrib<<<static_cast<unsigned>(contrib_blocks), kThreads, ContribSmem<D>::kBytes, stream>>>(p, w);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
     sparse_mla_bwd_pairs_kernel<<<blocks_for(pairs), kThreads, 0, stream>>>(p, w);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
