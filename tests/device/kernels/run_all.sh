@@ -84,10 +84,12 @@ case "${1:-c++}" in
       mkdir -p "$sp/$n"
       timeout 150 "$d/sparse_mla_check" --sections none --bench --out "$sp/$n" > "$sp/bench_$n.txt" 2>&1 || status=1
     done
-    timeout 150 ncu --metrics gpu__time_duration.sum --print-units base --csv -k regex:"sparse_mla|Radix" \
+    timeout 200 ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum \
+      --print-units base --csv -k regex:"sparse_mla|Radix" \
       python3 tests/device/kernels/profile_sparse.py "$lib" > "$sp/times.csv" 2>&1 || status=1
-    python3 tests/device/kernels/sparse_phases.py "$sp/times.csv" --json "$sp/phases.json" > "$sp/phases.txt" 2>&1 ||
-      status=1
+    hbm=3.35; nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && hbm=4.8
+    python3 tests/device/kernels/sparse_phases.py "$sp/times.csv" --hbm "$hbm" --json "$sp/phases.json" \
+      > "$sp/phases.txt" 2>&1 || status=1
     timeout 200 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
       --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section InstructionStats \
       -k regex:"streamed|contrib|dkv_accum" --launch-count 4 \
