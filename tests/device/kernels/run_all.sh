@@ -5,6 +5,8 @@
 #   bash tests/device/kernels/run_all.sh py      invariance.py, capture_golden.py, torch_compare.py
 #   bash tests/device/kernels/run_all.sh sparse  sparse_mla_check (grid, dense equality, repeats,
 #                                                 errors, bench) and its memcheck/racecheck
+#   bash tests/device/kernels/run_all.sh triton  the Triton cores (samebits.triton.kernels) vs the CUDA
+#                                                kernels and SDPA (tests/device/triton/triton_attention.py)
 #   bash tests/device/kernels/run_all.sh sparse-perf
 #                                                the sparse bench (and, where carried, the same bench
 #                                                of each build-device-NAME variant, e.g. old: the
@@ -97,7 +99,14 @@ case "${1:-c++}" in
     grep -H bench "$sp"/bench_*.txt
     cat "$sp/phases.txt"
     ;;
-  *) echo "usage: run_all.sh c++|py|sparse|sparse-perf"; exit 2 ;;
+  triton)
+    tr=$out/triton
+    mkdir -p "$tr"
+    PYTHONPATH=python timeout 540 python3 tests/device/triton/triton_attention.py "$lib" "$tr" \
+      > "$tr/triton_attention.txt" 2>&1 || status=1
+    tail -30 "$tr/triton_attention.txt"
+    ;;
+  *) echo "usage: run_all.sh c++|py|sparse|sparse-perf|triton"; exit 2 ;;
 esac
 (cd "$out" && tar czf results.tgz --exclude=results.tgz .)
 exit $status
