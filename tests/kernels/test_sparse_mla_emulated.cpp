@@ -118,7 +118,7 @@ struct Fwd {
   int error = 0;
 };
 
-template <int D, class L>
+template <int D, class L, DType In = DType::bf16>
 Fwd forward(const Case& c, bool streamed, emu::Order order) {
   const auto& pr = c.p;
   Fwd r;
@@ -132,14 +132,14 @@ Fwd forward(const Case& c, bool streamed, emu::Order order) {
   p.d = D;
   p.topk = pr.topk;
   p.scale = pr.scale;
-  p.in_dtype = DType::bf16;
+  p.in_dtype = In;
   p.libm = L::kLibm;
   p.indices = pr.indices.data();
   p.indices_row_stride = pr.topk;
   p.sink = pr.sink.empty() ? nullptr : pr.sink.data();
   p.error_flag = &r.error;
-  p.q = c.q.data();
-  p.kv = c.kv.data();
+  p.q = In == DType::f32 ? static_cast<const void*>(c.qf.data()) : c.q.data();
+  p.kv = In == DType::f32 ? static_cast<const void*>(c.kvf.data()) : c.kv.data();
   p.o = r.o.data();
   p.lse = r.lse.data();
   p.lse_excl = r.lse_excl.data();
@@ -148,13 +148,16 @@ Fwd forward(const Case& c, bool streamed, emu::Order order) {
   p.kv_row_stride = D;
   p.o_dtype = DType::f32;
   const unsigned T = static_cast<unsigned>(pr.tokens);
-  if (streamed)
-    emu::launch({T, static_cast<unsigned>((pr.heads + smc::kStreamHeads - 1) / smc::kStreamHeads), 1}, ac::kThreads,
-                [&] { smc::sparse_mla_forward_streamed_kernel<D, L, DType::bf16, DType::f32>(p); }, {kShared}, order);
-  else
-    emu::launch({T, static_cast<unsigned>((pr.heads + smc::kHeadsPerBlock - 1) / smc::kHeadsPerBlock), 1},
-                ac::kThreads, [&] { smc::sparse_mla_forward_kernel<D, L, DType::bf16, DType::f32>(p); }, {kShared},
-                order);
+  if constexpr (In != DType::f32) {
+    if (streamed) {
+      emu::launch({T, static_cast<unsigned>((pr.heads + smc::kStreamHeads - 1) / smc::kStreamHeads), 1},
+                  ac::kThreads, [&] { smc::sparse_mla_forward_streamed_kernel<D, L, In, DType::f32>(p); }, {kShared},
+                  order);
+      return r;
+    }
+  }
+  emu::launch({T, static_cast<unsigned>((pr.heads + smc::kHeadsPerBlock - 1) / smc::kHeadsPerBlock), 1},
+              ac::kThreads, [&] { smc::sparse_mla_forward_kernel<D, L, In, DType::f32>(p); }, {kShared}, order);
   return r;
 }
 
@@ -165,7 +168,7 @@ struct Bwd {
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + ac::kThreads - 1) / ac::kThreads); }
 
 // The launcher's sequence (sparse_mla_launch_bwd.cu) with a stable sort for CUB's.
-template <int D, class L>
+template <int D, class L, DType In = DType::bf16>
 Bwd backward(const Case& c, const Fwd& f, bool streamed, std::int64_t chunk, emu::Order order) {
   const auto& pr = c.p;
   Bwd r;
@@ -179,17 +182,18 @@ Bwd backward(const Case& c, const Fwd& f, bool streamed, std::int64_t chunk, emu
   b.d = D;
   b.topk = pr.topk;
   b.scale = pr.scale;
-  b.in_dtype = DType::bf16;
+  b.in_dtype = In;
   b.libm = L::kLibm;
   b.indices = pr.indices.data();
   b.indices_row_stride = pr.topk;
   b.sink = pr.sink.empty() ? nullptr : pr.sink.data();
   int error = 0;
   b.error_flag = &error;
-  b.q = c.q.data();
-  b.kv = c.kv.data();
+  const bool f32 = In == DType::f32;
+  b.q = f32 ? static_cast<const void*>(c.qf.data()) : c.q.data();
+  b.kv = f32 ? static_cast<const void*>(c.kvf.data()) : c.kv.data();
   b.o = f.o.data();
-  b.dout = c.dout.data();
+  b.dout = f32 ? static_cast<const void*>(c.doutf.data()) : c.dout.data();
   b.lse = f.lse.data();
   b.dq = r.dq.data();
   b.dkv = r.dkv.data();
@@ -214,7 +218,7 @@ Bwd backward(const Case& c, const Fwd& f, bool streamed, std::int64_t chunk, emu
   w.delta = delta.data();
   w.accum = accum.data();
   emu::launch({blocks_for(T * H), 1, 1}, ac::kThreads,
-              [&] { smc::sparse_mla_bwd_delta_kernel<D, DType::bf16, DType::f32>(b, delta.data()); }, {}, order);
+              [&] { smc::sparse_mla_bwd_delta_kernel<D, In, DType::f32>(b, delta.data()); }, {}, order);
   if (b.sink)
     emu::launch({blocks_for(H), 1, 1}, ac::kThreads, [&] { smc::sparse_mla_bwd_dsink_kernel<L>(b, delta.data()); }, {},
                 order);
@@ -223,15 +227,20 @@ Bwd backward(const Case& c, const Fwd& f, bool streamed, std::int64_t chunk, emu
     w.tokens = static_cast<int>(std::min(chunk, T - t0));
     const std::int64_t pairs = static_cast<std::int64_t>(w.tokens) * K;
     const unsigned nt = static_cast<unsigned>(w.tokens);
-    if (streamed)
-      emu::launch({nt, static_cast<unsigned>((H + smc::kStreamBwdHeads - 1) / smc::kStreamBwdHeads), 1}, ac::kThreads,
-                  [&] { smc::sparse_mla_bwd_token_streamed_kernel<D, L, DType::bf16, DType::f32>(b, w); }, {kShared},
-                  order);
-    else
+    bool done = false;
+    if constexpr (In != DType::f32) {
+      if (streamed) {
+        emu::launch({nt, static_cast<unsigned>((H + smc::kStreamBwdHeads - 1) / smc::kStreamBwdHeads), 1},
+                    ac::kThreads, [&] { smc::sparse_mla_bwd_token_streamed_kernel<D, L, In, DType::f32>(b, w); },
+                    {kShared}, order);
+        done = true;
+      }
+    }
+    if (!done)
       emu::launch({nt, static_cast<unsigned>((H + smc::kBwdHeads - 1) / smc::kBwdHeads), 1}, ac::kThreads,
-                  [&] { smc::sparse_mla_bwd_token_kernel<D, L, DType::bf16, DType::f32>(b, w); }, {kShared}, order);
+                  [&] { smc::sparse_mla_bwd_token_kernel<D, L, In, DType::f32>(b, w); }, {kShared}, order);
     emu::launch({static_cast<unsigned>(nt * ((K + 63) / 64) * (D / smc::kContribCols)), 1, 1}, ac::kThreads,
-                [&] { smc::sparse_mla_bwd_contrib_kernel<D, DType::bf16>(b, w); }, {kShared}, order);
+                [&] { smc::sparse_mla_bwd_contrib_kernel<D, In>(b, w); }, {kShared}, order);
     emu::launch({blocks_for(pairs), 1, 1}, ac::kThreads, [&] { smc::sparse_mla_bwd_pairs_kernel(b, w); }, {}, order);
     std::vector<std::int64_t> perm(pairs);
     std::iota(perm.begin(), perm.end(), 0);
@@ -319,6 +328,23 @@ TEST_CASE("emulated sparse MLA kernels == CPU reference, D=128 (both libms, sink
 TEST_CASE("emulated sparse MLA kernels == CPU reference, D=512, H=64 and 128", "[kernels][sparse_mla][emulated]") {
   check_case<512, ac::NvccExpLog>(make(4, 30, 64, 512, 64, 9, false), 2);
   check_case<512, ac::CrExpLog>(make(3, 200, 128, 512, 192, 13, true), 64);
+}
+
+TEST_CASE("emulated sparse MLA kernels, fp32 inputs (the 32/16-head kernels) == CPU reference",
+          "[kernels][sparse_mla][emulated]") {
+  // The same values as the bf16 case, given as fp32: the reference's inputs are identical.
+  const Case c = make(5, 40, 80, 128, 130, 21, true);
+  const Ref ref = reference(c, Libm::cr);
+  for (emu::Order order : kOrders) {
+    const Fwd f = forward<128, ac::CrExpLog, DType::f32>(c, false, order);
+    CHECK(mismatches(f.o, ref.o) == 0);
+    CHECK(mismatches(f.lse, ref.lse) == 0);
+    CHECK(mismatches(f.lse_excl, ref.lse_excl) == 0);
+    const Bwd b = backward<128, ac::CrExpLog, DType::f32>(c, f, false, 2, order);
+    CHECK(mismatches(b.dq, ref.dq) == 0);
+    CHECK(mismatches(b.dkv, ref.dkv) == 0);
+    CHECK(mismatches(b.dsink, ref.dsink) == 0);
+  }
 }
 
 TEST_CASE("emulated sparse MLA kernels: an out-of-range index raises the error flag and reads nothing",
