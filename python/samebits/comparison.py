@@ -933,7 +933,7 @@ def _tensor_of_array(x, name, side, as_bf16):
     if mod.startswith("torch"):
         import torch
         if not isinstance(x, torch.Tensor):
-            raise CompareError(side, f"{_what(name)}a {type(x).__name__} is not a tensor or an array")
+            raise TypeError(f"{side}: {_what(name)}a {type(x).__name__} is not a tensor or an array")
         src = str(x.dtype)
         t = x.detach()
         if t.dtype == torch.bfloat16:
@@ -954,8 +954,8 @@ def _tensor_of_array(x, name, side, as_bf16):
     if isinstance(x, np.generic):
         x = np.asarray(x)
     if not isinstance(x, np.ndarray):
-        raise CompareError(side, f"{_what(name)}a {type(x).__name__} is not a numpy array, torch tensor, dict of "
-                                 "them, or a file path")
+        raise TypeError(f"{side}: {_what(name)}a {type(x).__name__} is not a numpy array, torch tensor, dict of "
+                        "them, or a file path")
     dt = x.dtype
     src = dt.str if dt.name != "bfloat16" else "bfloat16"
     note = ""
@@ -990,7 +990,7 @@ def _file_of(x, side, as_bf16):
     if isinstance(x, dict):
         for k in x:
             if not isinstance(k, str):
-                raise CompareError(side, f"dict key {k!r} is not a str (tensor names are strings)")
+                raise TypeError(f"{side}: dict key {k!r} is not a str (tensor names are strings)")
         ts = [_tensor_of_array(v, k, side, as_bf16) for k, v in x.items()]
         ts.sort(key=lambda t: t.name.encode("utf-8", "surrogatepass"))
         return TensorFile(None, "dict", ts)
