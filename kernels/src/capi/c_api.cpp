@@ -19,6 +19,7 @@
 #include "samebits/kernels/attention/contract.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
 #include "samebits/kernels/dtype.hpp"
+#include "samebits/kernels/sparse_mla/reference_api.hpp"
 
 namespace {
 
@@ -213,6 +214,39 @@ int32_t sparse_problem(const samebits_sparse_mla_problem* p, const char* fn, boo
 
 ka::Strides strides3(samebits_tensor3 t) { return ka::Strides{t.row_stride, t.head_stride}; }
 
+// The reference's problem: the sizes checked as the kernels check them, the
+// host indices (row stride honoured) and sink copied.
+int32_t sparse_reference_problem(const samebits_sparse_mla_problem* p, const char* fn, ks::Problem* out) {
+  if (!p) return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": problem is null");
+  if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR)
+    return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": libm code " + std::to_string(p->libm) + " unknown");
+  ks::ProblemParams s;
+  s.tokens = p->tokens;
+  s.num_kv = p->num_kv;
+  s.heads = p->heads;
+  s.d = p->d;
+  s.topk = p->topk;
+  s.scale = p->scale != 0.0f ? p->scale : ka::default_scale(p->d == 128 ? 128 : 512);
+  s.in_dtype = samebits::kernels::DType::f32;  // the reference reads binary32 whatever in_dtype says
+  s.libm = static_cast<ka::Libm>(p->libm);
+  if (int32_t st = from_status(ksv::check_sizes(s))) return st;
+  if (p->tokens > 0 && !p->indices) return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": indices is null");
+  if (p->tokens > 0 && p->indices_row_stride < p->topk)
+    return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": indices_row_stride below topk (rows overlap)");
+  out->tokens = p->tokens;
+  out->num_kv = p->num_kv;
+  out->heads = p->heads;
+  out->d = p->d;
+  out->topk = p->topk;
+  out->scale = s.scale;
+  out->indices.resize(static_cast<std::size_t>(p->tokens * p->topk));
+  for (std::int64_t t = 0; t < p->tokens; ++t)
+    std::memcpy(out->indices.data() + t * p->topk, p->indices + t * p->indices_row_stride,
+                static_cast<std::size_t>(p->topk) * sizeof(std::int32_t));
+  if (p->sink) out->sink.assign(p->sink, p->sink + p->heads);
+  return SAMEBITS_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -299,6 +333,40 @@ int32_t samebits_sparse_mla_backward(const samebits_sparse_mla_problem* p, sameb
     if (int32_t s = from_status(ksv::check_backward(b, 0, ksv::PointerQuery{}))) return s;
     return not_built(fn);
 #endif
+  });
+}
+
+int32_t samebits_sparse_mla_reference_forward(const samebits_sparse_mla_problem* p, const float* q, const float* kv,
+                                              float* o, float* lse, float* lse_excl, int32_t threads) {
+  static constexpr const char* fn = "samebits_sparse_mla_reference_forward";
+  return guarded(fn, [&]() -> int32_t {
+    ks::Problem r;
+    if (int32_t s = sparse_reference_problem(p, fn, &r)) return s;
+    if (r.tokens > 0 && (!q || !o || !lse))
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": q, o and lse must not be null");
+    if (r.num_kv > 0 && !kv) return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": kv is null");
+    ks::reference_forward(static_cast<ka::Libm>(p->libm), r, q, kv, o, lse, lse_excl,
+                          static_cast<unsigned>(threads < 0 ? 0 : threads));
+    return SAMEBITS_OK;
+  });
+}
+
+int32_t samebits_sparse_mla_reference_backward(const samebits_sparse_mla_problem* p, const float* q, const float* kv,
+                                               const float* o, const float* dout, const float* lse, float* dq,
+                                               float* dkv, float* dsink, int32_t threads) {
+  static constexpr const char* fn = "samebits_sparse_mla_reference_backward";
+  return guarded(fn, [&]() -> int32_t {
+    ks::Problem r;
+    if (int32_t s = sparse_reference_problem(p, fn, &r)) return s;
+    if (r.tokens > 0 && (!q || !o || !dout || !lse || !dq))
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": q, o, dout, lse and dq must not be null");
+    if (r.num_kv > 0 && (!kv || !dkv))
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": kv and dkv must not be null");
+    if (!r.sink.empty() && !dsink)
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": dsink is null (a sink was given)");
+    ks::reference_backward(static_cast<ka::Libm>(p->libm), r, q, kv, o, dout, lse, dq, dkv, dsink,
+                           static_cast<unsigned>(threads < 0 ? 0 : threads));
+    return SAMEBITS_OK;
   });
 }
 

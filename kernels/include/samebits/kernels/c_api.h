@@ -141,6 +141,21 @@ int32_t samebits_sparse_mla_backward(const samebits_sparse_mla_problem* p, sameb
  * kernel met an out-of-range index (a 4-byte device-to-host copy). */
 int32_t samebits_sparse_mla_check_index_error(const int32_t* error_flag, void* stream);
 
+/* The sparse MLA CPU reference (the contract in code) on contiguous binary32
+ * host arrays, for checking: q, o, dO, dq [tokens, heads, d]; kv, dkv
+ * [num_kv, d]; lse, lse_excl [tokens, heads]; d_sink [heads]. Here the
+ * problem's `indices` (indices_row_stride elements apart) and `sink` (or null)
+ * are HOST pointers; its dtypes, error_flag, chunk_tokens and validate_indices
+ * are ignored. Sizes are refused as the kernels refuse them; an index outside
+ * -1 .. num_kv - 1 is SAMEBITS_INVALID_ARGUMENT naming the token and slot.
+ * lse_excl may be null; dsink is required when there is a sink. threads 0:
+ * all cores. */
+int32_t samebits_sparse_mla_reference_forward(const samebits_sparse_mla_problem* p, const float* q, const float* kv,
+                                              float* o, float* lse, float* lse_excl, int32_t threads);
+int32_t samebits_sparse_mla_reference_backward(const samebits_sparse_mla_problem* p, const float* q, const float* kv,
+                                               const float* o, const float* dout, const float* lse, float* dq,
+                                               float* dkv, float* dsink, int32_t threads);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,303 @@
+"""samebits' kernels as PyTorch autograd ops (torch.library custom ops).
+
+    import samebits.torch as sbt
+    o = sbt.attention(q, k, v, causal=True)                       # [rows, Hq, D] or [B, S, Hq, D]
+    o = sbt.attention(q, k, v, causal=True, cu_seqlens=[0, 300, 1000])   # packed sequences
+    o = sbt.sparse_mla(q, kv, topk, attn_sink=sink)               # DeepSeek-V4 sparse MLA
+    dq, dk, dv = torch.autograd.grad(o, (q, k, v), do)
+
+Results are the CUDA kernels' (kernels/src/cuda), whose bits the contracts fix
+(docs/kernels/attention.md, docs/kernels/sparse_mla.md; fingerprints:
+samebits.fingerprint): the same as the C++ host API and the C ABI on the same
+inputs, and as the CPU reference (samebits.reference). They run on the
+current CUDA stream of the inputs' device.
+
+Ops registered (namespace "samebits"), each with a fake (meta) kernel for
+torch.compile and an autograd formula:
+  samebits::attention_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm) -> (o, lse)
+  samebits::attention_bwd(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm) -> (dq, dk, dv)
+  samebits::sparse_mla_fwd(q, kv, topk, attn_sink, scale, libm, validate_indices) -> (o, lse, lse_excl)
+  samebits::sparse_mla_bwd(dout, q, kv, topk, attn_sink, o, lse, scale, libm, validate_indices) -> (dq, dkv, dsink)
+(scale 0.0: the default, the binary32 nearest 1/sqrt(D); cu_seqlens as lists
+of ints; dsink is an empty tensor without a sink). lse outputs are not
+differentiable. The backward ops have no autograd formula (no double
+backward).
+
+Arguments are checked in Python first (samebits._validate: dtypes, devices,
+shapes, strides, naming the argument; TypeError / ValueError), then by the C
+ABI (samebits.errors). Needs torch >= 2.4 (torch.library.custom_op) and a
+library built with -Dcuda=enabled (samebits.errors.NotBuiltError otherwise).
+
+Not graph-capturable as they stand: cu_seqlens are copied to the device per
+call, sparse_mla's index check reads a flag back (index_check="device") or
+the indices (index_check="host").
+"""
+from typing import List, Optional, Tuple
+
+import torch
+
+from . import _lib, _validate as V, errors
+
+if not hasattr(torch, "library") or not hasattr(torch.library, "custom_op"):
+    raise ImportError(f"samebits.torch needs torch >= 2.4 (torch.library.custom_op); this is torch {torch.__version__}")
+
+__all__ = ["attention", "sparse_mla", "describe"]
+
+Tensor = torch.Tensor
+
+
+def describe(t):
+    """The TensorDesc of a torch tensor (what samebits._validate checks)."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"a torch.Tensor is needed, not {type(t).__name__}")
+    return V.TensorDesc(tuple(t.shape), str(t.dtype).replace("torch.", ""), tuple(t.stride()), str(t.device))
+
+
+def _named(t, name):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name}: a torch.Tensor is needed, not {type(t).__name__}")
+    return describe(t)
+
+
+def _t3(t, strides=None):
+    rs, hs = strides if strides is not None else (t.stride(0), t.stride(1))
+    return _lib.Tensor3(t.data_ptr(), rs, hs)
+
+
+def _stream(dev):
+    return torch.cuda.current_stream(dev).cuda_stream
+
+
+def _cu_device(cu, dev):
+    return torch.tensor(list(cu), dtype=torch.int32, device=dev)
+
+
+# ---- attention ---------------------------------------------------------------------
+
+def _attention_plan(q, k, v, cu_q, cu_k, causal, scale, libm, dout=None):
+    return V.check_attention(_named(q, "q"), _named(k, "k"), _named(v, "v"), causal=causal, cu_seqlens=cu_q,
+                             cu_seqlens_k=cu_k, scale=None if scale == 0.0 else scale, libm=libm,
+                             dout=None if dout is None else _named(dout, "dout"))
+
+
+@torch.library.custom_op("samebits::attention_fwd", mutates_args=())
+def _attention_fwd(q: Tensor, k: Tensor, v: Tensor, cu_seqlens_q: List[int], cu_seqlens_k: List[int],
+                   causal: bool, scale: float, libm: str) -> Tuple[Tensor, Tensor]:
+    plan = _attention_plan(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm)
+    lib = _lib.load()
+    o = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    lse = torch.empty((q.shape[0], q.shape[1]), dtype=torch.float32, device=q.device)
+    with torch.cuda.device(q.device):
+        cu_q = _cu_device(plan.cu_q, q.device)
+        cu_k = cu_q if plan.cu_k == plan.cu_q else _cu_device(plan.cu_k, q.device)
+        p = _lib.attention_problem(plan, cu_q_device=cu_q.data_ptr(), cu_k_device=cu_k.data_ptr())
+        lib.call("samebits_attention_forward", _lib.C.byref(p), _t3(q), _t3(k), _t3(v), _t3(o), lse.data_ptr(),
+                 _stream(q.device))
+    return o, lse
+
+
+@_attention_fwd.register_fake
+def _(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm):
+    return q.new_empty(q.shape), q.new_empty((q.shape[0], q.shape[1]), dtype=torch.float32)
+
+
+@torch.library.custom_op("samebits::attention_bwd", mutates_args=())
+def _attention_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, cu_seqlens_q: List[int],
+                   cu_seqlens_k: List[int], causal: bool, scale: float, libm: str) -> Tuple[Tensor, Tensor, Tensor]:
+    plan = _attention_plan(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, dout=dout)
+    for name, t, shape, dtype in (("o", o, q.shape, q.dtype), ("lse", lse, (q.shape[0], q.shape[1]), torch.float32)):
+        if tuple(t.shape) != tuple(shape) or t.dtype != dtype or t.device != q.device:
+            raise ValueError(f"{name}: {list(t.shape)} {t.dtype} on {t.device}; the forward's is {list(shape)} {dtype} "
+                             f"on {q.device}")
+    if not lse.is_contiguous():
+        raise ValueError("lse: must be contiguous")
+    V._last_contiguous("o", describe(o))
+    lib = _lib.load()
+    dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    dk = torch.empty(k.shape, dtype=k.dtype, device=q.device)
+    dv = torch.empty(v.shape, dtype=v.dtype, device=q.device)
+    nbytes = lib.lib.samebits_attention_backward_workspace_bytes(plan.total_q, plan.total_k, plan.hq, plan.d)
+    if nbytes < 0:
+        raise ValueError(f"q, k: the backward's workspace for total_q = {plan.total_q}, total_k = {plan.total_k}, "
+                         f"hq = {plan.hq}, d = {plan.d} overflows int64")
+    with torch.cuda.device(q.device):
+        ws = torch.empty(max(nbytes, 1), dtype=torch.uint8, device=q.device)
+        cu_q = _cu_device(plan.cu_q, q.device)
+        cu_k = cu_q if plan.cu_k == plan.cu_q else _cu_device(plan.cu_k, q.device)
+        p = _lib.attention_problem(plan, cu_q_device=cu_q.data_ptr(), cu_k_device=cu_k.data_ptr())
+        lib.call("samebits_attention_backward", _lib.C.byref(p), _t3(q), _t3(k), _t3(v), _t3(o), _t3(dout),
+                 lse.data_ptr(), _t3(dq), _t3(dk), _t3(dv), ws.data_ptr(), nbytes, None, None, _stream(q.device))
+    return dq, dk, dv
+
+
+@_attention_bwd.register_fake
+def _(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm):
+    return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
+
+
+def _attention_setup(ctx, inputs, output):
+    q, k, v, cu_q, cu_k, causal, scale, libm = inputs
+    o, lse = output
+    ctx.save_for_backward(q, k, v, o, lse)
+    ctx.args = (cu_q, cu_k, causal, scale, libm)
+    ctx.mark_non_differentiable(lse)
+
+
+def _attention_backward(ctx, grad_o, grad_lse):
+    q, k, v, o, lse = ctx.saved_tensors
+    dq, dk, dv = _attention_bwd(grad_o.contiguous(), q, k, v, o, lse, *ctx.args)
+    return dq, dk, dv, None, None, None, None, None
+
+
+_attention_fwd.register_autograd(_attention_backward, setup_context=_attention_setup)
+
+
+def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None, libm="nvcc", return_lse=False):
+    """Deterministic attention (docs/kernels/attention.md), differentiable in
+    q, k, v.
+
+    q [rows, Hq, D], k and v [rows_k, Hkv, D] (packed sequences: cu_seqlens
+    = [0, end_0, end_1, ...], host ints, the same for k unless cu_seqlens_k is
+    given; none: one sequence), or q [B, Sq, Hq, D], k and v [B, Sk, Hkv, D].
+    D 64 or 128, Hq a multiple of Hkv (GQA), dtype bfloat16, float16 or
+    float32 (one for all), one CUDA device, last dimension contiguous. causal
+    (required): bottom-right aligned. scale: None for the binary32 nearest
+    1/sqrt(D), else a positive number (rounded to binary32). libm: "nvcc"
+    (CUDA's expf/logf bits) or "cr" (correctly rounded).
+
+    Returns o (q's shape and dtype), or (o, lse) with return_lse: lse
+    [rows, Hq] (or [B, Sq, Hq]) float32, natural log, not differentiable."""
+    plan = V.check_attention(_named(q, "q"), _named(k, "k"), _named(v, "v"), causal=causal, cu_seqlens=cu_seqlens,
+                             cu_seqlens_k=cu_seqlens_k, scale=scale, libm=libm)
+    if plan.batch is not None:
+        b, sq, sk = plan.batch
+        q3 = q.reshape(b * sq, q.shape[2], q.shape[3])
+        k3 = k.reshape(b * sk, k.shape[2], k.shape[3])
+        v3 = v.reshape(b * sk, v.shape[2], v.shape[3])
+    else:
+        q3, k3, v3 = q, k, v
+    o, lse = _attention_fwd(q3, k3, v3, list(plan.cu_q), list(plan.cu_k), plan.causal, plan.scale, plan.libm)
+    if plan.batch is not None:
+        o = o.view(q.shape)
+        lse = lse.view(q.shape[0], q.shape[1], q.shape[2])
+    return (o, lse) if return_lse else o
+
+
+# ---- sparse MLA -----------------------------------------------------------------------
+
+def _sparse_plan(q, kv, topk, attn_sink, scale, libm, dout=None):
+    return V.check_sparse_mla(_named(q, "q"), _named(kv, "kv"), _named(topk, "topk"),
+                              attn_sink=None if attn_sink is None else _named(attn_sink, "attn_sink"),
+                              scale=None if scale == 0.0 else scale, libm=libm,
+                              dout=None if dout is None else _named(dout, "dout"))
+
+
+@torch.library.custom_op("samebits::sparse_mla_fwd", mutates_args=())
+def _sparse_mla_fwd(q: Tensor, kv: Tensor, topk: Tensor, attn_sink: Optional[Tensor], scale: float, libm: str,
+                    validate_indices: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    plan = _sparse_plan(q, kv, topk, attn_sink, scale, libm)
+    lib = _lib.load()
+    o = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    lse = torch.empty((q.shape[0], q.shape[1]), dtype=torch.float32, device=q.device)
+    lse_excl = torch.empty((q.shape[0], q.shape[1]), dtype=torch.float32, device=q.device)
+    with torch.cuda.device(q.device):
+        stream = _stream(q.device)
+        flag = None if validate_indices else torch.zeros(1, dtype=torch.int32, device=q.device)
+        p = _lib.sparse_problem(plan, indices=topk.data_ptr(), sink=None if attn_sink is None else attn_sink.data_ptr(),
+                                error_flag=None if flag is None else flag.data_ptr(), validate_indices=validate_indices)
+        lib.call("samebits_sparse_mla_forward", _lib.C.byref(p), _t3(q), kv.data_ptr(), plan.kv_row_stride, _t3(o),
+                 lse.data_ptr(), lse_excl.data_ptr(), stream)
+        if flag is not None:
+            lib.call("samebits_sparse_mla_check_index_error", flag.data_ptr(), stream)
+    return o, lse, lse_excl
+
+
+@_sparse_mla_fwd.register_fake
+def _(q, kv, topk, attn_sink, scale, libm, validate_indices):
+    shape2 = (q.shape[0], q.shape[1])
+    return q.new_empty(q.shape), q.new_empty(shape2, dtype=torch.float32), q.new_empty(shape2, dtype=torch.float32)
+
+
+@torch.library.custom_op("samebits::sparse_mla_bwd", mutates_args=())
+def _sparse_mla_bwd(dout: Tensor, q: Tensor, kv: Tensor, topk: Tensor, attn_sink: Optional[Tensor], o: Tensor,
+                    lse: Tensor, scale: float, libm: str, validate_indices: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    plan = _sparse_plan(q, kv, topk, attn_sink, scale, libm, dout=dout)
+    for name, t, shape, dtype in (("o", o, q.shape, q.dtype), ("lse", lse, (q.shape[0], q.shape[1]), torch.float32)):
+        if tuple(t.shape) != tuple(shape) or t.dtype != dtype or t.device != q.device:
+            raise ValueError(f"{name}: {list(t.shape)} {t.dtype} on {t.device}; the forward's is {list(shape)} {dtype} "
+                             f"on {q.device}")
+    if not lse.is_contiguous():
+        raise ValueError("lse: must be contiguous")
+    V._last_contiguous("o", describe(o))
+    lib = _lib.load()
+    dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    dkv = torch.empty(kv.shape, dtype=kv.dtype, device=q.device)
+    dsink = torch.empty((plan.heads,) if attn_sink is not None else (0,), dtype=torch.float32, device=q.device)
+    with torch.cuda.device(q.device):
+        stream = _stream(q.device)
+        flag = None if validate_indices else torch.zeros(1, dtype=torch.int32, device=q.device)
+        p = _lib.sparse_problem(plan, indices=topk.data_ptr(), sink=None if attn_sink is None else attn_sink.data_ptr(),
+                                error_flag=None if flag is None else flag.data_ptr(), validate_indices=validate_indices)
+        nbytes = lib.lib.samebits_sparse_mla_backward_workspace_bytes(_lib.C.byref(p))
+        if nbytes < 0:
+            if not lib.cuda:
+                raise errors.NotBuiltError(f"samebits_sparse_mla_backward_workspace_bytes: {lib.path} was built without "
+                                           "the CUDA kernels", status=errors.NOT_BUILT,
+                                           function="samebits_sparse_mla_backward_workspace_bytes")
+            raise ValueError(f"q, kv, topk: the backward's workspace size for tokens = {plan.tokens}, heads = "
+                             f"{plan.heads}, topk = {plan.topk}, num_kv = {plan.num_kv} is out of range")
+        ws = torch.empty(max(nbytes, 1), dtype=torch.uint8, device=q.device)
+        lib.call("samebits_sparse_mla_backward", _lib.C.byref(p), _t3(q), kv.data_ptr(), plan.kv_row_stride, _t3(o),
+                 _t3(dout), lse.data_ptr(), _t3(dq), dkv.data_ptr(), dkv.stride(0) if plan.num_kv > 1 else plan.d,
+                 dsink.data_ptr() if attn_sink is not None else None, ws.data_ptr(), nbytes, stream)
+        if flag is not None:
+            lib.call("samebits_sparse_mla_check_index_error", flag.data_ptr(), stream)
+    return dq, dkv, dsink
+
+
+@_sparse_mla_bwd.register_fake
+def _(dout, q, kv, topk, attn_sink, o, lse, scale, libm, validate_indices):
+    n = q.shape[1] if attn_sink is not None else 0
+    return q.new_empty(q.shape), kv.new_empty(kv.shape), q.new_empty((n,), dtype=torch.float32)
+
+
+def _sparse_setup(ctx, inputs, output):
+    q, kv, topk, attn_sink, scale, libm, validate_indices = inputs
+    o, lse, lse_excl = output
+    ctx.save_for_backward(q, kv, topk, attn_sink, o, lse)
+    ctx.args = (scale, libm, validate_indices)
+    ctx.mark_non_differentiable(lse, lse_excl)
+
+
+def _sparse_backward(ctx, grad_o, grad_lse, grad_lse_excl):
+    q, kv, topk, attn_sink, o, lse = ctx.saved_tensors
+    dq, dkv, dsink = _sparse_mla_bwd(grad_o.contiguous(), q, kv, topk, attn_sink, o, lse, *ctx.args)
+    return dq, dkv, None, (dsink if attn_sink is not None else None), None, None, None
+
+
+_sparse_mla_fwd.register_autograd(_sparse_backward, setup_context=_sparse_setup)
+
+_INDEX_CHECKS = ("device", "host")
+
+
+def sparse_mla(q, kv, topk, *, attn_sink=None, scale=None, libm="nvcc", index_check="device", return_lse=False):
+    """DeepSeek-V4 sparse MLA (docs/kernels/sparse_mla.md), differentiable in
+    q, kv and attn_sink.
+
+    q [T, H, D] (D 512; 128 the dense-equality instantiation), kv [num_kv, D]
+    (K == V == kv), both bfloat16 or both float32; topk [T, k] int32 kv row
+    indices (-1: a hole; every head of a token shares its list); attn_sink
+    None or [H] float32. One CUDA device, last dimensions contiguous. scale:
+    None for the binary32 nearest 1/sqrt(D). index_check: "device" (default:
+    the kernels raise a flag on an index outside -1 .. num_kv - 1, read back
+    after the call: InvalidArgumentError) or "host" (every index checked on
+    the host before launching). Either way an out-of-range index is an error,
+    never a silent result.
+
+    Returns o (q's shape and dtype), or (o, lse, lse_excl) with return_lse:
+    [T, H] float32, sink-inclusive and sink-exclusive, not differentiable."""
+    if index_check not in _INDEX_CHECKS:
+        raise ValueError(f"index_check: {index_check!r} ({' or '.join(_INDEX_CHECKS)})")
+    plan = _sparse_plan(q, kv, topk, attn_sink, scale, libm)
+    o, lse, lse_excl = _sparse_mla_fwd(q, kv, topk, attn_sink, plan.scale, plan.libm, index_check == "host")
+    return (o, lse, lse_excl) if return_lse else o

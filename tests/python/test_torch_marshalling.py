@@ -1,0 +1,200 @@
+"""samebits.torch's calls into the C ABI, without torch or a GPU: under a
+stand-in torch (tests/python/fake_torch: host buffers that say "cuda:0"),
+samebits.torch.attention / sparse_mla, forward and the registered autograd
+backward, reach the C entry points with arguments the whole C validation
+accepts: a library built without CUDA then answers SAMEBITS_NOT_BUILT, which
+it gives only after every check passed (c_api.cpp). Negative controls: a
+misaligned q, a short workspace and a wrong cu_seqlens device copy are
+refused by the C validation, by name, so the validation did look at what
+samebits.torch passed.
+
+What this does not show: anything about torch itself (dispatch, autograd,
+fake tensors, torch.compile) or the GPU results: tests/device/python/
+torch_ops_check.py does, on a GPU machine. Skipped when torch is installed
+(the real module is then tested there) and, for the NOT_BUILT checks, when
+the library carries the CUDA kernels (it then asks the CUDA runtime about
+every pointer and refuses host memory).
+
+    SAMEBITS_KERNELS_LIB=build/kernels/libsamebits_kernels.so python3 tests/python/test_torch_marshalling.py
+"""
+import importlib.util
+import os
+import sys
+import unittest
+
+import common
+
+common.need_numpy()
+if importlib.util.find_spec("torch") is not None:
+    print("SKIP: torch is installed; samebits.torch is checked with it by tests/device/python/torch_ops_check.py")
+    sys.exit(common.SKIP)
+sys.path.insert(0, os.path.join(common.HERE, "fake_torch"))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402  (the stand-in)
+
+import samebits  # noqa: E402
+import samebits.torch as sbt  # noqa: E402
+from samebits import _lib, errors  # noqa: E402
+
+LIB = _lib.load(common.env("SAMEBITS_KERNELS_LIB"))
+assert torch.__version__ == "0.0-fake"
+
+
+def t(shape, dtype=torch.bfloat16, dev="cuda:0"):
+    return torch.empty(shape, dtype=dtype, device=dev)
+
+
+class Ctx:
+    """What the autograd engine hands setup_context and backward."""
+
+    def save_for_backward(self, *ts):
+        self.saved_tensors = ts
+
+    def mark_non_differentiable(self, *ts):
+        self.non_differentiable = ts
+
+
+def forward_and_backward(op, args, grads):
+    """op's function, then its registered setup_context and backward, as autograd would call them."""
+    out = op(*args)
+    ctx = Ctx()
+    op.setup_context(ctx, args, out)
+    return out, ctx, lambda: op.backward(ctx, *grads)
+
+
+@unittest.skipIf(LIB.cuda, "the library has the CUDA kernels: host buffers are refused before NOT_BUILT")
+class ReachesTheKernels(unittest.TestCase):
+    def not_built(self, fn, function):
+        with self.assertRaises(errors.NotBuiltError) as cm:
+            fn()
+        self.assertEqual(cm.exception.function, function)
+        self.assertIn("built without the CUDA kernels", cm.exception.message)
+
+    def test_attention_packed_forward_and_backward(self):
+        q, k, v = t((17, 8, 128)), t((17, 2, 128)), t((17, 2, 128))
+        self.not_built(lambda: sbt.attention(q, k, v, causal=True, cu_seqlens=[0, 5, 17]), "samebits_attention_forward")
+        op = torch.library.ops["samebits::attention_fwd"]
+        # The backward through its registered formula: the forward's outputs stood in by allocations.
+        orig = LIB.lib.samebits_attention_forward
+        try:
+            LIB.lib.samebits_attention_forward = lambda *a: 0  # the forward "ran"
+            (o, lse), ctx, backward = forward_and_backward(op, (q, k, v, [0, 5, 17], [0, 5, 17], True, 0.0, "cr"),
+                                                           (t((17, 8, 128)), None))
+        finally:
+            LIB.lib.samebits_attention_forward = orig
+        self.assertEqual((o.shape, lse.shape, str(lse.dtype)), ((17, 8, 128), (17, 8), "torch.float32"))
+        self.assertIs(ctx.non_differentiable[0], lse)
+        self.not_built(backward, "samebits_attention_backward")
+
+    def test_attention_batched_gqa_f16_strided(self):
+        q, k, v = t((2, 9, 4, 64), torch.float16), t((2, 11, 2, 64), torch.float16), t((2, 11, 2, 64), torch.float16)
+        self.not_built(lambda: sbt.attention(q, k, v, causal=False, scale=0.3), "samebits_attention_forward")
+        # a [heads, rows, D] layout seen as [rows, heads, D] (strides (D, rows * D, 1))
+        base = t((8, 33, 64))
+        qh = torch.Tensor(base.buf, base.dtype, (33, 8, 64), (64, 33 * 64, 1))
+        self.not_built(lambda: sbt.attention(qh, t((33, 8, 64)), t((33, 8, 64)), causal=True),
+                       "samebits_attention_forward")
+
+    def test_attention_controls(self):
+        q, k, v = t((17, 8, 128)), t((17, 2, 128)), t((17, 2, 128))
+        # A q one byte off its dtype's alignment: the C validation refuses it by name.
+        qm = torch.Tensor(q.buf[1:], q.dtype, q.shape)
+        qm.offset = 0
+        with self.assertRaises(errors.InvalidArgumentError) as cm:
+            sbt.attention(qm, k, v, causal=True)
+        self.assertEqual(cm.exception.message, "samebits attention: q is misaligned for its dtype")
+        # A workspace one 256-byte part short.
+        op = torch.library.ops["samebits::attention_bwd"]
+        orig = LIB.lib.samebits_attention_backward_workspace_bytes
+        LIB.lib.samebits_attention_backward_workspace_bytes = lambda *a: orig(*a) - 256
+        try:
+            with self.assertRaises(errors.InvalidArgumentError) as cm:
+                op(t((17, 8, 128)), q, k, v, t((17, 8, 128)), t((17, 8), torch.float32), [0, 17], [0, 17], True, 0.0,
+                   "nvcc")
+            self.assertIn("workspace_bytes", cm.exception.message)
+        finally:
+            LIB.lib.samebits_attention_backward_workspace_bytes = orig
+        # The host copy of cu_seqlens is what the C validation reads: a wrong one is refused.
+        fwd = torch.library.ops["samebits::attention_fwd"]
+        with self.assertRaises(ValueError) as cm:  # Python's check first ...
+            fwd(q, k, v, [0, 18], [0, 17], True, 0.0, "nvcc")
+        self.assertIn("cu_seqlens", str(cm.exception))
+        from samebits import _validate as V
+        plan = V.check_attention(sbt.describe(q), sbt.describe(k), sbt.describe(v), causal=True)
+        p = _lib.attention_problem(plan._replace(cu_q=(0, 16)), cu_q_device=1 << 12, cu_k_device=1 << 12)
+        with self.assertRaises(errors.InvalidArgumentError) as cm:  # ... and the C ABI's, on what it is given
+            LIB.call("samebits_attention_forward", _lib.C.byref(p), sbt._t3(q), sbt._t3(k), sbt._t3(v),
+                     sbt._t3(t((17, 8, 128))), t((17, 8), torch.float32).data_ptr(), None)
+        self.assertIn("cu_seqlens[num_seqs] differs from total_q", cm.exception.message)
+
+    def test_sparse_forward_and_backward(self):
+        q, kv, idx = t((70, 16, 512)), t((150, 512)), t((70, 128), torch.int32)
+        sink = t((16,), torch.float32)
+        self.not_built(lambda: sbt.sparse_mla(q, kv, idx, attn_sink=sink), "samebits_sparse_mla_forward")
+        self.not_built(lambda: sbt.sparse_mla(q, kv, idx, index_check="host", libm="cr"), "samebits_sparse_mla_forward")
+        q32, kv32 = t((5, 2, 128), torch.float32), t((9, 128), torch.float32)
+        self.not_built(lambda: sbt.sparse_mla(q32, kv32, t((5, 64), torch.int32)), "samebits_sparse_mla_forward")
+        # The backward: a library without CUDA has no workspace size to give (-1): said as NOT_BUILT.
+        bwd = torch.library.ops["samebits::sparse_mla_bwd"]
+        self.not_built(lambda: bwd(t((70, 16, 512)), q, kv, idx, sink, t((70, 16, 512)), t((70, 16), torch.float32),
+                                   0.0, "nvcc", False), "samebits_sparse_mla_backward_workspace_bytes")
+        # ... and with a size, the C backward's whole validation.
+        orig = LIB.lib.samebits_sparse_mla_backward_workspace_bytes
+        LIB.lib.samebits_sparse_mla_backward_workspace_bytes = lambda p: 1 << 20
+        try:
+            self.not_built(lambda: bwd(t((70, 16, 512)), q, kv, idx, sink, t((70, 16, 512)),
+                                       t((70, 16), torch.float32), 0.0, "nvcc", False), "samebits_sparse_mla_backward")
+            # control: a misaligned dout is refused by the C validation by name
+            dm = t((70, 16, 512))
+            dm = torch.Tensor(dm.buf[1:], dm.dtype, dm.shape)
+            with self.assertRaises(errors.InvalidArgumentError) as cm:
+                bwd(dm, q, kv, idx, sink, t((70, 16, 512)), t((70, 16), torch.float32), 0.0, "nvcc", False)
+            self.assertEqual(cm.exception.message, "samebits sparse-mla: dout is misaligned for its dtype")
+        finally:
+            LIB.lib.samebits_sparse_mla_backward_workspace_bytes = orig
+
+    def test_sparse_autograd_formula(self):
+        q, kv, idx, sink = t((70, 16, 512)), t((150, 512)), t((70, 128), torch.int32), t((16,), torch.float32)
+        op = torch.library.ops["samebits::sparse_mla_fwd"]
+        out = tuple(x for x in (t((70, 16, 512)), t((70, 16), torch.float32), t((70, 16), torch.float32)))
+        ctx = Ctx()
+        op.setup_context(ctx, (q, kv, idx, sink, 0.0, "nvcc", False), out)
+        self.assertEqual(ctx.non_differentiable, out[1:])
+        seen = {}
+        bwd = torch.library.ops["samebits::sparse_mla_bwd"]
+        orig = bwd.fn
+        bwd.fn = lambda *a: (seen.setdefault("args", a), (t((70, 16, 512)), t((150, 512)), t((16,), torch.float32)))[1]
+        try:
+            grads = op.backward(ctx, t((70, 16, 512)), None, None)
+        finally:
+            bwd.fn = orig
+        self.assertEqual(len(grads), 7)  # one per forward input
+        self.assertEqual([g is None for g in grads], [False, False, True, False, True, True, True])
+        a = seen["args"]
+        self.assertIs(a[1], q)
+        self.assertIs(a[4], sink)
+        self.assertIs(a[5], out[0])  # o as the forward stored it
+        self.assertIs(a[6], out[1])  # the sink-inclusive lse
+
+
+class PythonChecksFirst(unittest.TestCase):
+    def test_refusals_name_the_argument(self):
+        q, k, v = t((17, 8, 128)), t((17, 2, 128)), t((17, 2, 128))
+        with self.assertRaises(ValueError) as cm:
+            sbt.attention(q, k, t((17, 2, 128), dev="cpu"), causal=True)
+        self.assertIn("v: on cpu", str(cm.exception))
+        self.assertNotIsInstance(cm.exception, samebits.SamebitsError)
+        with self.assertRaises(TypeError) as cm:
+            sbt.attention(q, k, np.zeros(3), causal=True)
+        self.assertIn("v: a torch.Tensor is needed", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            sbt.sparse_mla(t((70, 16, 512)), t((150, 512)), t((70, 128), torch.int32), index_check="none")
+        self.assertIn("index_check", str(cm.exception))
+        with self.assertRaises(TypeError) as cm:
+            sbt.sparse_mla(t((70, 16, 512)), t((150, 512)), t((70, 128), torch.int64))
+        self.assertIn("topk: dtype int64", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
