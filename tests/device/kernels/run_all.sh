@@ -5,6 +5,7 @@
 #   bash tests/device/kernels/run_all.sh py      invariance.py, capture_golden.py, torch_compare.py
 #   bash tests/device/kernels/run_all.sh sparse  sparse_mla_check (grid, dense equality, repeats,
 #                                                 errors, bench) and its memcheck/racecheck
+#   bash tests/device/kernels/run_all.sh torch   samebits.torch's ops (tests/device/python/torch_ops_check.py --full)
 #   bash tests/device/kernels/run_all.sh triton  the Triton cores (samebits.triton.kernels) vs the CUDA
 #                                                kernels and SDPA (tests/device/triton/triton_attention.py)
 #   bash tests/device/kernels/run_all.sh sparse-perf
@@ -99,6 +100,13 @@ case "${1:-c++}" in
     grep -H bench "$sp"/bench_*.txt
     cat "$sp/phases.txt"
     ;;
+  torch)
+    to=$out/torch
+    mkdir -p "$to"
+    SAMEBITS_KERNELS_LIB=$lib PYTHONPATH=python timeout 540 python3 tests/device/python/torch_ops_check.py "$to" --full \
+      > "$to/torch_ops_check.txt" 2>&1 || status=1
+    tail -30 "$to/torch_ops_check.txt"
+    ;;
   triton)
     tr=$out/triton
     mkdir -p "$tr"
@@ -106,7 +114,7 @@ case "${1:-c++}" in
       > "$tr/triton_attention.txt" 2>&1 || status=1
     tail -30 "$tr/triton_attention.txt"
     ;;
-  *) echo "usage: run_all.sh c++|py|sparse|sparse-perf|triton"; exit 2 ;;
+  *) echo "usage: run_all.sh c++|py|sparse|sparse-perf|torch|triton"; exit 2 ;;
 esac
 (cd "$out" && tar czf results.tgz --exclude=results.tgz .)
 exit $status
