@@ -21,7 +21,9 @@ namespace samebits::mma::probe {
 using sm90::Format;
 
 enum class Class : int {
-  exact_small = 0,  // small integers: exact in every candidate (a harness and layout check)
+  identity = 0,     // A = a 0/1 selector (k == i % 16), B = distinct integers: D(i, n) = B(i % 16, n),
+                    // exact in every candidate; a wrong fragment or descriptor layout shows which element was read
+  exact_small,      // small integers: exact in every candidate (a harness and layout check)
   narrow,           // exponents in [-4, 4], random significands and signs
   wide,             // exponents over the format's whole normal range
   spread,           // exponents spread over ~40 (bf16) / ~24 (fp16) binades: partial truncation
@@ -41,6 +43,7 @@ inline constexpr int kClassCount = static_cast<int>(Class::count);
 
 inline const char* class_name(Class c) {
   switch (c) {
+    case Class::identity: return "identity";
     case Class::exact_small: return "exact_small";
     case Class::narrow: return "narrow";
     case Class::wide: return "wide";
@@ -124,6 +127,13 @@ struct Gen {
     return (neg ? 0x80000000u : 0u) | m;
   }
   SAMEBITS_FUNC static bool bit(std::uint64_t w, int n) { return ((w >> n) & 1u) != 0; }
+  // The integer v in [1, 256] (exact in bf16 and fp16).
+  SAMEBITS_FUNC std::uint16_t integer16(int v) const {
+    int e = 0;
+    while ((v >> (e + 1)) != 0) ++e;
+    const std::uint32_t m = (static_cast<std::uint32_t>(v) << frac()) >> e;  // 1.m * 2^frac
+    return static_cast<std::uint16_t>(normal(false, e, 0) | (m & ((1u << frac()) - 1u)));
+  }
 
   // Per-tile exponent bases (products near 2^(ea0 + eb0)).
   SAMEBITS_FUNC int ea0() const {
@@ -138,6 +148,7 @@ struct Gen {
     const std::uint64_t w = r(10, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k));
     const bool bf = fmt == Format::bf16;
     switch (cls) {
+      case Class::identity: return k == i % 16 ? integer16(1) : zero16(false);
       case Class::exact_small: {  // +-1 .. +-4
         const int v = 1 + static_cast<int>(w % 4);
         const int e = v >= 4 ? 2 : (v >= 2 ? 1 : 0);
@@ -200,6 +211,7 @@ struct Gen {
     const std::uint64_t w = r(20, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(j));
     const bool bf = fmt == Format::bf16;
     switch (cls) {
+      case Class::identity: return integer16(k + 1 + 16 * (j % 16));
       case Class::exact_small: {
         const int v = 1 + static_cast<int>(w % 4);
         const int e = v >= 4 ? 2 : (v >= 2 ? 1 : 0);
@@ -279,6 +291,7 @@ struct Gen {
     const int ep = ea0() + eb0();  // products' exponent scale
     const bool bf = fmt == Format::bf16;
     switch (cls) {
+      case Class::identity: return 0u;
       case Class::exact_small: {  // nonzero integer in [-64, 64]
         const int v = 1 + static_cast<int>((w >> 8) % 64);
         int e = 0;

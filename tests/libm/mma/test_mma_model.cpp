@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -328,7 +329,7 @@ struct Sample {
 };
 
 Sample draw(Format f, probe::Class cls, std::uint64_t s) {
-  const std::uint64_t tile = s / 64;
+  const std::uint64_t tile = s / 8;  // 8 dot products per tile: many tiles, so every per-tile mode occurs
   const probe::Gen g(0x1234, cls, f, tile);
   const std::uint64_t w = probe::mix64(s * 0x9e37 + 11);
   const int i = static_cast<int>(w % 64), j = static_cast<int>((w >> 8) % 64);
@@ -413,12 +414,37 @@ TEST_CASE("mma model: negative controls — each variant differs from base on it
   per = {};
   cross(with_f(26), Params{}, n, Mode::with_c, &per);
   CHECK(per[static_cast<std::size_t>(probe::Class::spread)] > 0);
-  // The exact_small class gives the same bits under every candidate (the
-  // probe's layout check rests on this).
+  // The identity and exact_small classes give the same bits under every
+  // candidate, with and without C (the probe's layout check rests on this).
   for (int i = 1; i < probe::kCandidates; ++i) {
     per = {};
     cross(probe::candidate(i), Params{}, n, Mode::with_c, &per);
     INFO("candidate " << probe::candidate_name(i));
+    CHECK(per[static_cast<std::size_t>(probe::Class::identity)] == 0);
     CHECK(per[static_cast<std::size_t>(probe::Class::exact_small)] == 0);
+  }
+  for (int i = 1; i < probe::kD0Candidates; ++i) {
+    per = {};
+    cross(probe::d0_candidate(i), Params{}, n, probe::d0_plus_zero_c(i) ? Mode::plus_zero_c : Mode::no_c, &per);
+    INFO("scale-d=0 candidate " << probe::d0_candidate_name(i));
+    CHECK(per[static_cast<std::size_t>(probe::Class::identity)] == 0);
+    CHECK(per[static_cast<std::size_t>(probe::Class::exact_small)] == 0);
+  }
+  // The identity class really is the selector: D(i, n) = (i % 16 + 1) + 16 (n % 16).
+  for (Format f : {Format::bf16, Format::f16}) {
+    const probe::Gen g(7, probe::Class::identity, f, 3);
+    for (int i = 0; i < 64; i += 5) {
+      for (int nn = 0; nn < 64; nn += 3) {
+        Vec a{}, b{};
+        for (int k = 0; k < 16; ++k) {
+          a[static_cast<std::size_t>(k)] = g.A(i, k);
+          b[static_cast<std::size_t>(k)] = g.B(k, nn);
+        }
+        const float want = static_cast<float>(i % 16 + 1 + 16 * (nn % 16));
+        std::uint32_t want_bits;
+        std::memcpy(&want_bits, &want, 4);
+        CHECK_BITS(fast(f, a, b, g.C(i, nn)), want_bits);
+      }
+    }
   }
 }

@@ -108,9 +108,10 @@
 #endif
 
 // A loop the device passes must unroll (operand arrays then stay in registers).
-#if defined(__CUDACC__) || defined(__HIP__) || defined(__clang__)
+// GCC spells it differently; nvcc's host pass (which warns on GCC pragmas) gets none.
+#if defined(SAMEBITS_DEVICE_PASS) || defined(__clang__)
 #  define SAMEBITS_MMA_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
 #  define SAMEBITS_MMA_UNROLL _Pragma("GCC unroll 16")
 #else
 #  define SAMEBITS_MMA_UNROLL
