@@ -569,7 +569,9 @@ int main(int argc, char** argv) {
       }
       if (t->harness_bad != 0) {
         std::printf("HARNESS/LAYOUT: %llu mismatches of the base candidate on the identity/exact_small classes "
-                    "(exact under every candidate): see the records of those classes\n", t->harness_bad);
+                    "(exact under every candidate): see their records (a wrong layout reads other elements; "
+                    "a +-0 would mean an assumption all candidates share, such as the sign of an exact zero)\n",
+                    t->harness_bad);
         ok = false;
       }
     }
