@@ -12,12 +12,15 @@
 // given order. Shared memory is filled with a NaN pattern (0x7fbadbad) before
 // each block, so that a read of shared memory no thread wrote shows.
 // Errors (a barrier not every thread reaches, a lane exchange a group does
-// not complete, a barrier after a thread exited) throw std::logic_error.
+// not complete, a barrier after a thread exited, a flag wait that cannot end)
+// throw std::logic_error; an exception thrown by the kernel's code leaves its
+// fiber and is rethrown by launch.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <numeric>
 #include <random>
@@ -47,7 +50,11 @@ namespace detail {
 
 inline void trampoline() {
   arch::emu::Block* b = arch::emu::current_block();
-  (*b->body)();
+  try {
+    (*b->body)();
+  } catch (...) {  // carried to the scheduler's stack: no exception unwinds past a fiber's first frame
+    b->failure = std::current_exception();
+  }
   b->current->wait = arch::emu::Wait::done;
   swapcontext(&b->current->ctx, &b->sched);
 }
@@ -103,8 +110,13 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
             arch::emu::Fiber& f = block.fibers[t];
             if (f.wait != Wait::none) continue;
             block.current = &f;
+            block.spin_addr = nullptr;
             arch::emu::thread_idx() = f.idx;
             swapcontext(&block.sched, &f.ctx);
+            if (block.failure) {
+              arch::emu::current_block() = nullptr;
+              std::rethrow_exception(block.failure);
+            }
           }
           // Every thread now waits or is done: release what is complete.
           unsigned done = 0, at_block = 0;

@@ -12,7 +12,11 @@
 // the launch chooses (forward, reverse, shuffled): a missing barrier shows up
 // as results that depend on that order. A barrier or lane exchange that not
 // every thread of the block (group) reaches is reported as an error, as is a
-// barrier after a thread has exited.
+// barrier after a thread has exited. Blocks run one after another, so a
+// thread that waits on a flag (load_acquire_agent) for another block or
+// thread to publish would wait forever: a wait that cannot end is reported as
+// an error (kSpinLimit acquire loads of one address without a synchronization
+// point), never a hang.
 // What it cannot check: the GPU's own arithmetic and memory model (cp.async
 // here is a plain copy; global memory is coherent), timing, occupancy.
 #pragma once
@@ -21,6 +25,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -55,7 +60,15 @@ struct Block {
   Fiber* current = nullptr;
   const std::function<void()>* body = nullptr;
   std::vector<std::uint32_t> exchange;  // one slot per thread
+  std::exception_ptr failure;           // what a fiber threw (the launch rethrows it)
+  const int* spin_addr = nullptr;       // the running fiber's acquire loads since it was resumed:
+  std::uint64_t spins = 0;              // the last address, and how often in a row
 };
+
+// Acquire loads of one address in a row, by one thread between two of its
+// synchronization points, that make a wait that cannot end: nothing else runs
+// meanwhile, so the value can change only by the thread's own stores.
+inline constexpr std::uint64_t kSpinLimit = std::uint64_t{1} << 20;
 
 inline Block*& current_block() {
   static Block* b = nullptr;
@@ -158,7 +171,23 @@ inline float4 make_float4(float x, float y, float z, float w) { return float4{x,
 
 // ---- global memory: one OS thread, so plain accesses are coherent and atomic.
 inline uint4 load_readonly(const uint4* p) { return *p; }
-inline int load_acquire_agent(const int* p) { return *p; }
+inline int load_acquire_agent(const int* p) {
+  emu::Block* b = emu::current_block();
+  if (b != nullptr) {
+    if (b->spin_addr != p) {
+      b->spin_addr = p;
+      b->spins = 0;
+    } else if (++b->spins == emu::kSpinLimit) {
+      const Dim3 blk = emu::block_idx();
+      throw std::logic_error("emulator: block (" + std::to_string(blk.x) + ", " + std::to_string(blk.y) + ", " +
+                             std::to_string(blk.z) + "), thread " + std::to_string(b->current->linear) +
+                             ": a wait that cannot end (" + std::to_string(emu::kSpinLimit) +
+                             " acquire loads of one flag, value " + std::to_string(*p) +
+                             ", while no other thread runs: blocks run one after another)");
+    }
+  }
+  return *p;
+}
 inline void store_release_agent(int* p, int v) { *p = v; }
 inline float4 load_coherent(const float* p) { return float4{p[0], p[1], p[2], p[3]}; }
 inline void store_coherent(float* p, float4 v) {
