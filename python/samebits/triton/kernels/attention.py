@@ -135,7 +135,7 @@ def _attention_fwd(Q, K, V, O, LSE, SCRATCH, CU_Q, CU_K,
         # 5. finish
         neg_inf = tl.full([BM], NEG_INF_BITS, tl.int32).to(tl.float32, bitcast=True)
         lse = tl.where(started, m + _log(l, LIBM_ID), neg_inf)
-        o = tl.where(started[:, None], tl.math.div_rn(o, l[:, None]), 0.0)
+        o = tl.where(started[:, None], tl.math.div_rn(o, l[:, None] + tl.zeros([BM, D], dtype=tl.float32)), 0.0)
         o = _canonical(o)
         o_ptr = O + (q0 + rows).to(tl.int64)[:, None] * so_row + h * so_head + dcols[None, :]
         tl.store(o_ptr, o.to(O.dtype.element_ty), mask=row_ok[:, None])

@@ -78,7 +78,7 @@ def _sparse_mla_fwd(Q, KV, IDX, SINK, O, LSE, LSE_EXCL, SCRATCH, heads, topk, nu
         l = l_f
     else:
         lse = lse_excl
-    o = tl.where(started[:, None], tl.math.div_rn(o, l[:, None]), 0.0)
+    o = tl.where(started[:, None], tl.math.div_rn(o, l[:, None] + tl.zeros([BH, D], dtype=tl.float32)), 0.0)
     o = _canonical(o)
     tl.store(O + t * so_row + hs.to(tl.int64)[:, None] * so_head + dcols[None, :], o.to(O.dtype.element_ty),
              mask=h_ok[:, None])
