@@ -38,8 +38,6 @@ struct StreamedTokenSmem {
   static constexpr int kLdDs = kStreamBwdHeads + 4;  // ds [slot][head]
   static constexpr int kDqCols = D / 64;
   static constexpr int kScoreChunks = D / kScoreChunk;
-  static constexpr int kPvWords = kPvChunk * D / 8;
-  static constexpr int kPvWordsPerThread = (kPvWords + kThreads - 1) / kThreads;
   static_assert(kDqCols == 2 || kDqCols % 4 == 0, "dq columns: a pair (D = 128) or float4 groups");
   static constexpr int kQ = 0, kDo = kQ + kStreamBwdHeads * kLdQ, kB = kDo + kStreamBwdHeads * kLdQ,
                        kV = kB + 2 * kTileKeys * kLdB, kDs = kV + 2 * kPvChunk * kLdV, kIdx = kDs + kTileKeys * kLdDs,
@@ -137,7 +135,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   int slot0 = next_member_block(p, t, 0, sIdx);
   clear_blocks(0, slot0);
   ac::uint4 word_b[kScoreWords];
-  ac::uint4 word_v[Sm::kPvWordsPerThread];
+  ac::uint4 word_v[kPvWordsPerThread<D>];
   if (slot0 < p.topk) load_score_words(word_b, p.kv, p.kv_row_stride, sIdx, 0);
 
   while (slot0 < p.topk) {
@@ -158,12 +156,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
       if (ch + 1 < Sm::kScoreChunks) {
         load_score_words(word_b, p.kv, p.kv_row_stride, idx, ch + 1);
       } else {
-#pragma unroll
-        for (int v = 0; v < Sm::kPvWordsPerThread; ++v) {
-          const int e = tid + v * kThreads;
-          word_v[v] = e < Sm::kPvWords ? load_kv_word(p.kv, p.kv_row_stride, idx, e / (D / 8), (e % (D / 8)) * 8)
-                                       : ac::uint4{0u, 0u, 0u, 0u};
-        }
+        load_pv_words<D>(word_v, p.kv, p.kv_row_stride, idx, 0);
       }
       continue_dots_pair<kLdQ, kLdB, kScoreChunk>(sQ, sDo, ch * kScoreChunk, b, ty, tx, s, dp);
     }
@@ -194,20 +187,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
 #pragma unroll 1
     for (int g = 0; g < kTileKeys / kPvChunk; ++g) {
       float* v = sV + (g & 1) * kPvChunk * kLdV;
-#pragma unroll
-      for (int u = 0; u < Sm::kPvWordsPerThread; ++u) {
-        const int e = tid + u * kThreads;
-        if (e < Sm::kPvWords) store_widened<In>(v + (e / (D / 8)) * kLdV + (e % (D / 8)) * 8, word_v[u]);
-      }
+      store_pv_words<D, In>(v, word_v);
       gpu::block_barrier();
       if (g + 1 < kTileKeys / kPvChunk) {
-#pragma unroll
-        for (int u = 0; u < Sm::kPvWordsPerThread; ++u) {
-          const int e = tid + u * kThreads;
-          word_v[u] = e < Sm::kPvWords ? load_kv_word(p.kv, p.kv_row_stride, idx, (g + 1) * kPvChunk + e / (D / 8),
-                                                      (e % (D / 8)) * 8)
-                                       : ac::uint4{0u, 0u, 0u, 0u};
-        }
+        load_pv_words<D>(word_v, p.kv, p.kv_row_stride, idx, g + 1);
       } else if (next0 < p.topk) {
         load_score_words(word_b, p.kv, p.kv_row_stride, idx_next, 0);
       }

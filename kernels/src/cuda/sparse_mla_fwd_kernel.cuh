@@ -113,6 +113,48 @@ SAMEBITS_DEVICE_FUNC bool block_has_member(const int* idx) {
   return any;
 }
 
+// Finish of one head (attention.md §4.5-4.6), shared by the forward kernels:
+// lse (sink-inclusive), lse_excl, and the l and rescale alpha o is finished
+// with. `started`: the list had a member; m, l: the running max and sum.
+struct HeadFinish {
+  float lse, lse_excl, l, alpha;
+};
+template <class L>
+SAMEBITS_DEVICE_FUNC HeadFinish finish_head(bool started, float m, float l, bool has_sink, float sigma) {
+  HeadFinish f{0.0f, 0.0f, l, 0.0f};
+  if (!started) {
+    f.lse_excl = fp::from_bits(0xff800000u);               // -inf: the list has no member
+    f.lse = has_sink ? sigma : fp::from_bits(0xff800000u);  // with a sink: o = +0, lse = sigma
+    return f;
+  }
+  f.lse_excl = add_rn(m, L::log(l));
+  if (!has_sink) {
+    f.lse = f.lse_excl;
+    return f;
+  }
+  const float m_f = max_num(m, sigma);
+  f.alpha = L::exp(sub_rn(m, m_f));
+  f.l = add_rn(mul_rn(l, f.alpha), L::exp(sub_rn(sigma, m_f)));
+  f.lse = add_rn(m_f, L::log(f.l));
+  return f;
+}
+
+// o of head h (its kCols columns pv_col(cg, j)): +0 without a member, else
+// mul(o, alpha) with a sink, then div(o, l); each element rounded once.
+template <DType Out, int kCols>
+SAMEBITS_DEVICE_FUNC void finish_store_o(const ForwardParams& p, std::int64_t t, int h, int cg, bool started, float l,
+                                         float alpha, float (&o)[kCols]) {
+#pragma unroll
+  for (int j = 0; j < kCols; ++j) {
+    float x = 0.0f;
+    if (started) {
+      x = p.sink ? mul_rn(o[j], alpha) : o[j];
+      x = div_rn(x, l);
+    }
+    store_from_f32(p.o, Out, t * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head + pv_col(cg, j), x);
+  }
+}
+
 template <int D, class L, DType In, DType Out>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kernel(const ForwardParams p) {
   using Sm = ForwardSmem<D>;
@@ -234,30 +276,13 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
   for (int r = 0; r < kRm; ++r) {
     const int hl = ty + 16 * r, h = h0 + hl;
     const bool head_ok = h < p.heads;
-    const float sigma = p.sink && head_ok ? p.sink[h] : 0.0f;
-    float lse = 0.0f, lse_excl = 0.0f, lr = l[r], alpha = 0.0f;
-    if (!started) {
-      lse_excl = fp::from_bits(0xff800000u);              // -inf: the list has no member
-      lse = p.sink ? sigma : fp::from_bits(0xff800000u);  // with a sink: o = +0, lse = sigma
-    } else {
-      float mr = m[r];
-      lse_excl = add_rn(mr, L::log(lr));
-      if (p.sink) {
-        const float m_f = max_num(mr, sigma);
-        alpha = L::exp(sub_rn(mr, m_f));
-        lr = add_rn(mul_rn(lr, alpha), L::exp(sub_rn(sigma, m_f)));
-        mr = m_f;
-        lse = add_rn(mr, L::log(lr));
-      } else {
-        lse = lse_excl;
-      }
-    }
+    const HeadFinish f = finish_head<L>(started, m[r], l[r], p.sink != nullptr, p.sink && head_ok ? p.sink[h] : 0.0f);
     if (tx == 0) {
-      sFinL[hl] = lr;
-      sFinA[hl] = alpha;
+      sFinL[hl] = f.l;
+      sFinA[hl] = f.alpha;
       if (head_ok) {
-        p.lse[t * p.heads + h] = canonical(lse);
-        if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(lse_excl);
+        p.lse[t * p.heads + h] = canonical(f.lse);
+        if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(f.lse_excl);
       }
     }
   }
@@ -265,22 +290,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
 #pragma unroll
   for (int i = 0; i < kPvHeads; ++i) {
     const int hl = kPvHeads * hg + i, h = h0 + hl;
-    if (h >= p.heads) continue;
-    if (!started) {
-#pragma unroll
-      for (int j = 0; j < kPvCols; ++j) o[i][j] = 0.0f;
-    } else {
-      const float lr = sFinL[hl], alpha = sFinA[hl];
-      if (p.sink) {
-#pragma unroll
-        for (int j = 0; j < kPvCols; ++j) o[i][j] = mul_rn(o[i][j], alpha);
-      }
-#pragma unroll
-      for (int j = 0; j < kPvCols; ++j) o[i][j] = div_rn(o[i][j], lr);
-    }
-    const std::int64_t base = t * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
-#pragma unroll
-    for (int j = 0; j < kPvCols; ++j) store_from_f32(p.o, Out, base + pv_col(cg, j), o[i][j]);
+    if (h < p.heads) finish_store_o<Out>(p, t, h, cg, started, sFinL[hl], sFinA[hl], o[i]);
   }
 }
 

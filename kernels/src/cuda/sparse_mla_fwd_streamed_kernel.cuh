@@ -55,8 +55,6 @@ struct StreamedSmem {
   static constexpr int kLdP = kStreamHeads + 4; // p [64 slots][64 heads + 4]
   static constexpr int kPvCols = D / 32;
   static constexpr int kScoreChunks = D / kScoreChunk;
-  static constexpr int kPvWords = kPvChunk * D / 8;  // 16-byte words of a p.v chunk
-  static constexpr int kPvWordsPerThread = (kPvWords + kThreads - 1) / kThreads;
   static_assert(kPvCols % 4 == 0 && D % kScoreChunk == 0, "D: 128 or 512");
   static constexpr int kQ = 0, kB = kQ + kStreamHeads * kLdQ, kV = kB + 2 * kTileKeys * kLdB,
                        kP = kV + 2 * kPvChunk * kLdV, kAlpha = kP + kTileKeys * kLdP, kL = kAlpha + kStreamHeads,
@@ -114,6 +112,31 @@ SAMEBITS_DEVICE_FUNC void store_score_words(float* b, const ac::uint4 (&w)[kScor
   for (int i = 0; i < kScoreWords; ++i) {
     const int e = gpu::threadIdx.x + i * kThreads;
     store_widened<T>(b + (e / (kScoreChunk / 8)) * (kScoreChunk + 4) + (e % (kScoreChunk / 8)) * 8, w[i]);
+  }
+}
+
+// A p.v (dq) chunk: slots g * kPvChunk .. + kPvChunk - 1 of the block, all D
+// columns, as 16-byte words spread over the threads.
+template <int D>
+inline constexpr int kPvWords = kPvChunk * D / 8;
+template <int D>
+inline constexpr int kPvWordsPerThread = (kPvWords<D> + kThreads - 1) / kThreads;
+template <int D>
+SAMEBITS_DEVICE_FUNC void load_pv_words(ac::uint4 (&w)[kPvWordsPerThread<D>], const void* kv, std::int64_t row_stride,
+                                        const int* idx, int g) {
+#pragma unroll
+  for (int i = 0; i < kPvWordsPerThread<D>; ++i) {
+    const int e = gpu::threadIdx.x + i * kThreads;
+    w[i] = e < kPvWords<D> ? load_kv_word(kv, row_stride, idx, g * kPvChunk + e / (D / 8), (e % (D / 8)) * 8)
+                           : ac::uint4{0u, 0u, 0u, 0u};
+  }
+}
+template <int D, DType T>
+SAMEBITS_DEVICE_FUNC void store_pv_words(float* v, const ac::uint4 (&w)[kPvWordsPerThread<D>]) {
+#pragma unroll
+  for (int i = 0; i < kPvWordsPerThread<D>; ++i) {
+    const int e = gpu::threadIdx.x + i * kThreads;
+    if (e < kPvWords<D>) store_widened<T>(v + (e / (D / 8)) * (D + 4) + (e % (D / 8)) * 8, w[i]);
   }
 }
 
@@ -180,7 +203,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
   int slot0 = next_member_block(p, t, 0, sIdx);
   const bool any = slot0 < p.topk;
   ac::uint4 word_b[kScoreWords];                      // the next scores chunk, in flight
-  ac::uint4 word_v[Sm::kPvWordsPerThread];            // the next p.v chunk, in flight
+  ac::uint4 word_v[kPvWordsPerThread<D>];            // the next p.v chunk, in flight
   if (any) load_score_words(word_b, p.kv, p.kv_row_stride, sIdx, 0);
   bool started = false;
 
@@ -202,12 +225,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
       if (ch + 1 < Sm::kScoreChunks) {
         load_score_words(word_b, p.kv, p.kv_row_stride, idx, ch + 1);
       } else {
-#pragma unroll
-        for (int w = 0; w < Sm::kPvWordsPerThread; ++w) {
-          const int e = tid + w * kThreads;
-          word_v[w] = e < Sm::kPvWords ? load_kv_word(p.kv, p.kv_row_stride, idx, e / (D / 8), (e % (D / 8)) * 8)
-                                       : ac::uint4{0u, 0u, 0u, 0u};
-        }
+        load_pv_words<D>(word_v, p.kv, p.kv_row_stride, idx, 0);
       }
       continue_dots<kLdQ, kLdB, kScoreChunk>(sQ, ch * kScoreChunk, b, ty, tx, s);
     }
@@ -240,20 +258,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
 #pragma unroll 1
     for (int g = 0; g < kTileKeys / kPvChunk; ++g) {
       float* v = sV + (g & 1) * kPvChunk * kLdV;
-#pragma unroll
-      for (int w = 0; w < Sm::kPvWordsPerThread; ++w) {
-        const int e = tid + w * kThreads;
-        if (e < Sm::kPvWords) store_widened<In>(v + (e / (D / 8)) * kLdV + (e % (D / 8)) * 8, word_v[w]);
-      }
+      store_pv_words<D, In>(v, word_v);
       gpu::block_barrier();
       if (g + 1 < kTileKeys / kPvChunk) {
-#pragma unroll
-        for (int w = 0; w < Sm::kPvWordsPerThread; ++w) {
-          const int e = tid + w * kThreads;
-          word_v[w] = e < Sm::kPvWords ? load_kv_word(p.kv, p.kv_row_stride, idx, (g + 1) * kPvChunk + e / (D / 8),
-                                                      (e % (D / 8)) * 8)
-                                       : ac::uint4{0u, 0u, 0u, 0u};
-        }
+        load_pv_words<D>(word_v, p.kv, p.kv_row_stride, idx, g + 1);
       } else if (next0 < p.topk) {
         load_score_words(word_b, p.kv, p.kv_row_stride, idx_next, 0);
       }
@@ -302,30 +310,14 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
   for (int r = 0; r < kStreamRm; ++r) {
     const int hl = ty + 16 * r, h = h0 + hl;
     const bool head_ok = h < p.heads;
-    const float sigma = p.sink && head_ok ? p.sink[h] : 0.0f;
-    float lse = 0.0f, lse_excl = 0.0f, lr = sL[hl], alpha = 0.0f;
-    if (!started) {
-      lse_excl = fp::from_bits(0xff800000u);              // -inf: the list has no member
-      lse = p.sink ? sigma : fp::from_bits(0xff800000u);  // with a sink: o = +0, lse = sigma
-    } else {
-      float mr = m[r];
-      lse_excl = add_rn(mr, L::log(lr));
-      if (p.sink) {
-        const float m_f = max_num(mr, sigma);
-        alpha = L::exp(sub_rn(mr, m_f));
-        lr = add_rn(mul_rn(lr, alpha), L::exp(sub_rn(sigma, m_f)));
-        mr = m_f;
-        lse = add_rn(mr, L::log(lr));
-      } else {
-        lse = lse_excl;
-      }
-    }
+    const HeadFinish f =
+        finish_head<L>(started, m[r], sL[hl], p.sink != nullptr, p.sink && head_ok ? p.sink[h] : 0.0f);
     if (tx == 0) {
-      sFinL[hl] = lr;
-      sFinA[hl] = alpha;
+      sFinL[hl] = f.l;
+      sFinA[hl] = f.alpha;
       if (head_ok) {
-        p.lse[t * p.heads + h] = canonical(lse);
-        if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(lse_excl);
+        p.lse[t * p.heads + h] = canonical(f.lse);
+        if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(f.lse_excl);
       }
     }
   }
@@ -333,22 +325,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
 #pragma unroll
   for (int i = 0; i < kStreamPvHeads; ++i) {
     const int hl = kStreamPvHeads * hg + i, h = h0 + hl;
-    if (h >= p.heads) continue;
-    if (!started) {
-#pragma unroll
-      for (int j = 0; j < kPvCols; ++j) o[i][j] = 0.0f;
-    } else {
-      const float lr = sFinL[hl], alpha = sFinA[hl];
-      if (p.sink) {
-#pragma unroll
-        for (int j = 0; j < kPvCols; ++j) o[i][j] = mul_rn(o[i][j], alpha);
-      }
-#pragma unroll
-      for (int j = 0; j < kPvCols; ++j) o[i][j] = div_rn(o[i][j], lr);
-    }
-    const std::int64_t base = t * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
-#pragma unroll
-    for (int j = 0; j < kPvCols; ++j) store_from_f32(p.o, Out, base + pv_col(cg, j), o[i][j]);
+    if (h < p.heads) finish_store_o<Out>(p, t, h, cg, started, sFinL[hl], sFinA[hl], o[i]);
   }
 }
 
