@@ -24,6 +24,33 @@ class Problem(C.Structure):
 BF16, LIBM = 1, {"nvcc": 0, "cr": 1}
 
 
+def time_ms(fn, reps, warmup=3):
+    """Median of `reps` CUDA-event timings of fn() after `warmup` calls (the device scripts' timer)."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def peak_extra_mib(fn):
+    """Peak device memory fn() allocates beyond what was allocated before it, MiB."""
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    fn()
+    torch.cuda.synchronize()
+    return (torch.cuda.max_memory_allocated() - base) / 2**20
+
+
 class Samebits:
     def __init__(self, path):
         self.lib = C.CDLL(path)

@@ -16,7 +16,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sbkernels import Samebits, SparseMla  # noqa: E402
+from sbkernels import Samebits, SparseMla, peak_extra_mib, time_ms  # noqa: E402
 
 
 def make_inputs(T, H, D, topk, pool, window, dev, seed):
@@ -50,29 +50,6 @@ def peer_forward(q, kv, idx, sink, scale, dtype):
     return o, lse
 
 
-def time_ms(fn, reps, warmup=2):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
-
-
-def peak_extra_mib(fn):
-    torch.cuda.synchronize()
-    base = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    fn()
-    torch.cuda.synchronize()
-    return (torch.cuda.max_memory_allocated() - base) / 2**20
 
 
 def err(x, ref):
@@ -148,7 +125,7 @@ def main():
         fb = lambda: (fwd(), sp.backward(p, q, kv, o, do, lse, dq, dkv, ds, ws))  # noqa: E731
         fb()
         first = [x.clone() for x in (o, lse, dq, dkv, ds)]
-        t_f, t_fb = time_ms(fwd, a.reps), time_ms(fb, a.reps)
+        t_f, t_fb = time_ms(fwd, a.reps, warmup=2), time_ms(fb, a.reps, warmup=2)
         same = all(torch.equal(x.view(torch.uint8) if x.dtype != torch.float32 else x.view(torch.int32),
                                y.view(torch.uint8) if y.dtype != torch.float32 else y.view(torch.int32))
                    for x, y in zip(first, (o, lse, dq, dkv, ds)))
@@ -166,8 +143,8 @@ def main():
         o_.backward(do.float())
         qp.grad = kvp.grad = sinkp.grad = None
     try:
-        t_pf = time_ms(lambda: peer_forward(q, kv, idx, sink, scale, torch.float32), a.reps)
-        t_pfb = time_ms(peer_fb, a.reps)
+        t_pf = time_ms(lambda: peer_forward(q, kv, idx, sink, scale, torch.float32), a.reps, warmup=2)
+        t_pfb = time_ms(peer_fb, a.reps, warmup=2)
         mem_p = peak_extra_mib(peer_fb)
         speed["torch_gather_fp32"] = {"fwd_ms": t_pf, "fwd_bwd_ms": t_pfb, "peak_extra_mib": mem_p}
     except torch.cuda.OutOfMemoryError as e:

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sbkernels import Samebits  # noqa: E402
+from sbkernels import Samebits, peak_extra_mib, time_ms  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
@@ -34,31 +34,6 @@ def bits_mismatch(a, b):
     if a.dtype == torch.bfloat16:
         return int((a.view(torch.int16) != b.view(torch.int16)).sum())
     return int((a.view(torch.int32) != b.view(torch.int32)).sum())
-
-
-def time_ms(fn, reps, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
-
-
-def peak_extra_mib(fn):
-    torch.cuda.synchronize()
-    base = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    fn()
-    torch.cuda.synchronize()
-    return (torch.cuda.max_memory_allocated() - base) / 2**20
 
 
 def fp32_roof_tflops():

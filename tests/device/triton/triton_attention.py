@@ -27,7 +27,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kernels"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
-from sbkernels import BF16, Samebits, SparseMla  # noqa: E402
+from sbkernels import Samebits, SparseMla, time_ms  # noqa: E402
 from sparse_torch_compare import make_inputs  # noqa: E402
 
 from samebits.triton.kernels import attention_backward, attention_forward, sparse_mla_forward  # noqa: E402
@@ -147,20 +147,6 @@ def sparse(sb):
                        **{"pass": sum(mm.values()) == 0 and control(to)})
 
 
-def time_ms(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
-
 
 def bench(sb, sizes, reps):
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -175,25 +161,25 @@ def bench(sb, sizes, reps):
         ws = sb.workspace(p)
         o, lse = torch.empty_like(q), torch.empty(S, 32, device=DEV)
         dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-        res = {"cuda_fwd_ms": time_ms(lambda: sb.forward(p, q, k, v, o, lse), reps),
+        res = {"cuda_fwd_ms": time_ms(lambda: sb.forward(p, q, k, v, o, lse), reps, warmup=1),
                "cuda_fwd_bwd_ms": time_ms(lambda: (sb.forward(p, q, k, v, o, lse),
-                                                   sb.backward(p, q, k, v, o, do, lse, dq, dk, dv, ws)), reps),
-               "triton_fwd_ms": time_ms(lambda: attention_forward(q, k, v, cu, cu, S, causal=True), reps)}
+                                                   sb.backward(p, q, k, v, o, do, lse, dq, dk, dv, ws)), reps, warmup=1),
+               "triton_fwd_ms": time_ms(lambda: attention_forward(q, k, v, cu, cu, S, causal=True), reps, warmup=1)}
 
         def tfb():
             o_, l_ = attention_forward(q, k, v, cu, cu, S, causal=True)
             attention_backward(q, k, v, o_, do, l_, cu, cu, S, S, causal=True)
-        res["triton_fwd_bwd_ms"] = time_ms(tfb, reps)
+        res["triton_fwd_bwd_ms"] = time_ms(tfb, reps, warmup=1)
         qt, kt, vt = (x.transpose(0, 1).unsqueeze(0).detach().requires_grad_() for x in (q, k, v))
         dot = do.transpose(0, 1).unsqueeze(0)
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
             f = torch.nn.functional.scaled_dot_product_attention
-            res["sdpa_flash_fwd_ms"] = time_ms(lambda: f(qt, kt, vt, is_causal=True, enable_gqa=True), reps)
+            res["sdpa_flash_fwd_ms"] = time_ms(lambda: f(qt, kt, vt, is_causal=True, enable_gqa=True), reps, warmup=1)
 
             def sfb():
                 y = f(qt, kt, vt, is_causal=True, enable_gqa=True)
                 torch.autograd.grad(y, (qt, kt, vt), dot)
-            res["sdpa_flash_fwd_bwd_ms"] = time_ms(sfb, reps)
+            res["sdpa_flash_fwd_bwd_ms"] = time_ms(sfb, reps, warmup=1)
         report(section="bench", S=S, device=torch.cuda.get_device_name(), **{k_: round(v_, 3) for k_, v_ in res.items()})
 
 
