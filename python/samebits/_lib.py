@@ -98,6 +98,8 @@ FUNCTIONS = {
     "samebits_attention_reference_forward": (_I32, [_AP, _F32P, _F32P, _F32P, _F32P, _F32P, _I32]),
     "samebits_attention_reference_backward": (_I32, [_AP, _F32P, _F32P, _F32P, _F32P, _F32P, _F32P, _F32P,
                                                      _F32P, _F32P, _I32]),
+    "samebits_attention_reference_backward_handover": (_I32, [_AP, _F32P, _F32P, _F32P, _F32P, _F32P, _F32P, _F32P,
+                                                              _F32P, _F32P, _F32P, _F32P, _F32P, _F32P, _I32]),
     "samebits_sparse_mla_fingerprint": (_I32, [_I32, C.c_char_p, _I64]),
     "samebits_sparse_mla_forward": (_I32, [_SP, _T3, _VP, _I64, _T3, _F32P, _F32P, _VP]),
     "samebits_sparse_mla_backward_workspace_bytes": (_I64, [_SP]),
@@ -110,7 +112,8 @@ FUNCTIONS = {
 }
 # Functions added to C ABI version 1 after its first release: a library built
 # before them loads, and calling one says it is missing.
-OPTIONAL = {"samebits_sparse_mla_reference_forward", "samebits_sparse_mla_reference_backward"}
+OPTIONAL = {"samebits_sparse_mla_reference_forward", "samebits_sparse_mla_reference_backward",
+            "samebits_attention_reference_backward_handover"}
 # Functions whose return value is a status code (checked by Library.call).
 STATUS_FUNCTIONS = {n for n, (r, _) in FUNCTIONS.items() if r is _I32} - {
     "samebits_c_abi_version", "samebits_has_cuda_kernels"}

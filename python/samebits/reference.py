@@ -51,9 +51,16 @@ def attention_forward(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, sc
 
 
 def attention_backward(q, k, v, o, dout, lse, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None,
-                       libm="nvcc", threads=0):
+                       libm="nvcc", threads=0, accum_in=None, return_accum=False):
     """dq, dk, dv (float32) of the attention contract's CPU reference, from o
-    as stored and the forward's lse."""
+    as stored and the forward's lse.
+
+    The dK/dV hand-over of a split of the query rows (context parallelism,
+    docs/kernels/attention.md §5): accum_in None (the accumulators start at
+    +0) or a pair (accum_k, accum_v) of float32 [total_k, hq, d] arrays that
+    the part holding the earlier rows left; with return_accum, also this
+    part's pair: (dq, dk, dv, (accum_k, accum_v)). Either needs
+    samebits_attention_reference_backward_handover in the library."""
     (q, qd), (k, kd), (v, vd), (dout, dd) = _arr(q, "q"), _arr(k, "k"), _arr(v, "v"), _arr(dout, "dout")
     plan = V.check_attention(qd, kd, vd, causal=causal, cu_seqlens=cu_seqlens, cu_seqlens_k=cu_seqlens_k,
                              scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",), dout=dd)
@@ -65,10 +72,29 @@ def attention_backward(q, k, v, o, dout, lse, *, causal, cu_seqlens=None, cu_seq
                          f"{plan.total_q * plan.hq} float32")
     dq, dk, dv = np.empty(q.shape, np.float32), np.empty(k.shape, np.float32), np.empty(v.shape, np.float32)
     p = _lib.attention_problem(plan)
-    _lib.load().call("samebits_attention_reference_backward", _lib.C.byref(p), q.ctypes.data, k.ctypes.data,
-                     v.ctypes.data, o.ctypes.data, dout.ctypes.data, lse.ctypes.data, dq.ctypes.data,
-                     dk.ctypes.data, dv.ctypes.data, int(threads))
-    return dq, dk, dv
+    if accum_in is None and not return_accum:
+        _lib.load().call("samebits_attention_reference_backward", _lib.C.byref(p), q.ctypes.data, k.ctypes.data,
+                         v.ctypes.data, o.ctypes.data, dout.ctypes.data, lse.ctypes.data, dq.ctypes.data,
+                         dk.ctypes.data, dv.ctypes.data, int(threads))
+        return dq, dk, dv
+    accum_shape = (plan.total_k, plan.hq, plan.d)
+    ins = (None, None)
+    if accum_in is not None:
+        if not isinstance(accum_in, (tuple, list)) or len(accum_in) != 2:
+            raise TypeError("accum_in: a pair (accum_k, accum_v) of float32 arrays, or None")
+        ins = []
+        for name, a in zip(("accum_in[0]", "accum_in[1]"), accum_in):
+            a, ad = _arr(a, name)
+            if ad.dtype != "float32" or ad.shape != accum_shape:
+                raise ValueError(f"{name}: shape {list(ad.shape)} {ad.dtype}; must be [total_k, hq, d] = "
+                                 f"{list(accum_shape)} float32")
+            ins.append(a)
+    outs = (np.empty(accum_shape, np.float32), np.empty(accum_shape, np.float32)) if return_accum else (None, None)
+    addr = [None if a is None else a.ctypes.data for a in (*ins, *outs)]
+    _lib.load().call("samebits_attention_reference_backward_handover", _lib.C.byref(p), q.ctypes.data,
+                     k.ctypes.data, v.ctypes.data, o.ctypes.data, dout.ctypes.data, lse.ctypes.data, dq.ctypes.data,
+                     dk.ctypes.data, dv.ctypes.data, *addr, int(threads))
+    return (dq, dk, dv, outs) if return_accum else (dq, dk, dv)
 
 
 def _sparse(q, kv, topk, attn_sink, scale, libm, dout=None):

@@ -176,6 +176,27 @@ int32_t samebits_attention_reference_backward(const samebits_attention_problem* 
   });
 }
 
+int32_t samebits_attention_reference_backward_handover(const samebits_attention_problem* p, const float* q,
+                                                       const float* k, const float* v, const float* o,
+                                                       const float* dout, const float* lse, float* dq, float* dk,
+                                                       float* dv, const float* accum_k_in, const float* accum_v_in,
+                                                       float* accum_k_out, float* accum_v_out, int32_t threads) {
+  static constexpr const char* fn = "samebits_attention_reference_backward_handover";
+  return guarded(fn, [&]() -> int32_t {
+    if (int32_t s = from_status(kv::check_c_problem(p, fn))) return s;
+    if (!q || !k || !v || !o || !dout || !lse || !dq || !dk || !dv)
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": a tensor pointer is null");
+    if ((accum_k_in == nullptr) != (accum_v_in == nullptr))
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": give both accum_k_in and accum_v_in, or neither");
+    if ((accum_k_out == nullptr) != (accum_v_out == nullptr))
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": give both accum_k_out and accum_v_out, or neither");
+    ka::reference_backward_handover(static_cast<ka::Libm>(p->libm), dense_of(p), q, k, v, o, dout, lse, dq, dk, dv,
+                                    accum_k_in, accum_v_in, accum_k_out, accum_v_out,
+                                    static_cast<unsigned>(threads < 0 ? 0 : threads));
+    return SAMEBITS_OK;
+  });
+}
+
 }  // extern "C"
 
 // ---- sparse MLA ----------------------------------------------------------

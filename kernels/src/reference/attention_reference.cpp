@@ -49,10 +49,11 @@ void core_forward(const DenseProblem& p, const float* q, const float* k, const f
 
 template <class L>
 void core_backward(const DenseProblem& p, const float* q, const float* k, const float* v, const float* o,
-                   const float* dout, const float* lse, float* dq, float* dk, float* dv, unsigned threads) {
+                   const float* dout, const float* lse, float* dq, float* dk, float* dv, unsigned threads,
+                   Handover<float> hand = {}) {
   const DenseLists lists = detail::lists_of(p);
   backward<FloatArith<L>>(lists, detail::tensors_of(p, q, k, v), BackwardIn<float>{o, dout, lse},
-                          BackwardOut<float>{dq, dk, dv, nullptr}, threads);
+                          BackwardOut<float>{dq, dk, dv, nullptr}, threads, hand);
 }
 
 }  // namespace
@@ -70,6 +71,16 @@ void reference_backward(Libm libm, const DenseProblem& p, const float* q, const 
   detail::require_fma_cpu();
   if (libm == Libm::nvcc) core_backward<NvccLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads);
   else core_backward<CrLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads);
+}
+
+void reference_backward_handover(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v,
+                                 const float* o, const float* dout, const float* lse, float* dq, float* dk,
+                                 float* dv, const float* accum_k_in, const float* accum_v_in, float* accum_k_out,
+                                 float* accum_v_out, unsigned threads) {
+  detail::require_fma_cpu();
+  const Handover<float> hand{accum_k_in, accum_v_in, accum_k_out, accum_v_out};
+  if (libm == Libm::nvcc) core_backward<NvccLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, hand);
+  else core_backward<CrLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, hand);
 }
 
 }  // namespace samebits::kernels::attention

@@ -102,6 +102,18 @@ int32_t samebits_attention_reference_forward(const samebits_attention_problem* p
 int32_t samebits_attention_reference_backward(const samebits_attention_problem* p, const float* q, const float* k,
                                               const float* v, const float* o, const float* dout, const float* lse,
                                               float* dq, float* dk, float* dv, int32_t threads);
+/* The reference backward of one part of a split of the query rows (context
+ * parallelism, §5 of the contract): accum_k_in / accum_v_in as
+ * samebits_attention_backward takes them ([total_k, hq, d]; null: +0), and
+ * accum_k_out / accum_v_out [total_k, hq, d] (null: not written) receive this
+ * part's per-head accumulators, as the GPU backward leaves them in its
+ * workspace. Each pair goes together. Added to C ABI version 1 after its first
+ * release: a library built before it lacks it. */
+int32_t samebits_attention_reference_backward_handover(const samebits_attention_problem* p, const float* q,
+                                                       const float* k, const float* v, const float* o,
+                                                       const float* dout, const float* lse, float* dq, float* dk,
+                                                       float* dv, const float* accum_k_in, const float* accum_v_in,
+                                                       float* accum_k_out, float* accum_v_out, int32_t threads);
 
 /* ---- DeepSeek-V4 sparse MLA (docs/kernels/sparse_mla.md) ----------------
  * q, o, dO, dq [tokens, heads, d] as samebits_tensor3; kv, dkv [num_kv, d]

@@ -60,6 +60,19 @@ struct BackwardOut {
   T* dsink = nullptr;  // [hq] (only with a sink)
 };
 
+// The dK/dV hand-over of a split of the query rows (§5): the per-head
+// accumulators A_K, A_V [kv_rows, hq, d] that the part holding the earlier
+// rows left (k_in, v_in; null: +0), and where this part's are written
+// (k_out, v_out; null: not kept) — what the GPU backward takes as
+// accum_k_in / accum_v_in and leaves in its workspace.
+template <class T>
+struct Handover {
+  const T* k_in = nullptr;
+  const T* v_in = nullptr;
+  T* k_out = nullptr;
+  T* v_out = nullptr;
+};
+
 // Dense, causal or not, varlen: row r of sequence s attends keys
 // cu_k[s] .. cu_k[s] + n - 1 (n from dense_list_length).
 struct DenseLists {
@@ -350,7 +363,7 @@ void backward_dsink(const Tensors<typename A::T>& in, const BackwardIn<typename 
 
 template <class A, class Lists>
 void backward(const Lists& lists, const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
-              const BackwardOut<typename A::T>& out, unsigned threads = 0) {
+              const BackwardOut<typename A::T>& out, unsigned threads = 0, Handover<typename A::T> hand = {}) {
   using T = typename A::T;
   const int d = in.d, hq = in.hq, hkv = in.hkv, group = hq / hkv;
   const std::vector<T> delta = backward_delta<A>(in, bin, threads);
@@ -371,8 +384,14 @@ void backward(const Lists& lists, const Tensors<typename A::T>& in, const Backwa
     const T* orow[kBlock];
     for (int hh = 0; hh < group; ++hh) {
       const int h = g * group + hh;
-      std::fill(ak.begin(), ak.end(), T(0));
-      std::fill(av.begin(), av.end(), T(0));
+      const std::int64_t a = (j * hq + h) * d;  // [kv_rows, hq, d]
+      if (hand.k_in) {
+        std::copy(hand.k_in + a, hand.k_in + a + d, ak.begin());
+        std::copy(hand.v_in + a, hand.v_in + a + d, av.begin());
+      } else {
+        std::fill(ak.begin(), ak.end(), T(0));
+        std::fill(av.begin(), av.end(), T(0));
+      }
       for (std::int64_t c = c0; c < c1; c += kBlock) {
         const int nc = static_cast<int>(std::min<std::int64_t>(kBlock, c1 - c));
         for (int x = 0; x < nc; ++x) {
@@ -393,6 +412,10 @@ void backward(const Lists& lists, const Tensors<typename A::T>& in, const Backwa
           for (int e = 0; e < d; ++e) av[e] = A::fma(p, dor[e], av[e]);
           for (int e = 0; e < d; ++e) ak[e] = A::fma(ds, qr[e], ak[e]);
         }
+      }
+      if (hand.k_out) {
+        std::copy(ak.begin(), ak.end(), hand.k_out + a);
+        std::copy(av.begin(), av.end(), hand.v_out + a);
       }
       if (hh == 0) {
         rk = ak;

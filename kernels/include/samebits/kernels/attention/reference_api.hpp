@@ -26,6 +26,12 @@ void reference_forward(Libm libm, const DenseProblem& p, const float* q, const f
 void reference_backward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v,
                         const float* o, const float* dout, const float* lse, float* dq, float* dk, float* dv,
                         unsigned threads = 0);
+// The same with the dK/dV hand-over of a split of the query rows (reference.hpp
+// Handover): accum_*_in [kv_rows, hq, d] (null: +0), accum_*_out (null: not kept).
+void reference_backward_handover(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v,
+                                 const float* o, const float* dout, const float* lse, float* dq, float* dk,
+                                 float* dv, const float* accum_k_in, const float* accum_v_in, float* accum_k_out,
+                                 float* accum_v_out, unsigned threads = 0);
 
 // The high-precision oracle: the same contract evaluated in binary64 or in
 // MPFR with 128-bit significands; its own forward feeds its backward.
