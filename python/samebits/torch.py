@@ -101,9 +101,15 @@ def _(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm):
     return q.new_empty(q.shape), q.new_empty((q.shape[0], q.shape[1]), dtype=torch.float32)
 
 
-@torch.library.custom_op("samebits::attention_bwd", mutates_args=())
-def _attention_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, cu_seqlens_q: List[int],
-                   cu_seqlens_k: List[int], causal: bool, scale: float, libm: str) -> Tuple[Tensor, Tensor, Tensor]:
+def _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm,
+                               accum_in=None):
+    """One samebits_attention_backward call: (dq, dk, dv, accumulators).
+    accum_in: None (the dK/dV accumulators start at +0) or a pair of float32
+    [total_k, hq, d] contiguous tensors on q's device, the accumulators a
+    context-parallel part holding earlier query rows handed on (contract §5).
+    accumulators: this call's, (accum_k, accum_v) float32 [total_k, hq, d]
+    views of the backward's workspace (what the next part takes as
+    accum_in)."""
     plan = _attention_plan(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, dout=dout)
     for name, t, shape, dtype in (("o", o, q.shape, q.dtype), ("lse", lse, (q.shape[0], q.shape[1]), torch.float32)):
         if tuple(t.shape) != tuple(shape) or t.dtype != dtype or t.device != q.device:
@@ -112,6 +118,18 @@ def _attention_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse
     if not lse.is_contiguous():
         raise ValueError("lse: must be contiguous")
     V._last_contiguous("o", describe(o))
+    accum_shape = (plan.total_k, plan.hq, plan.d)
+    if accum_in is not None:
+        if not isinstance(accum_in, (tuple, list)) or len(accum_in) != 2:
+            raise TypeError("accum_in: a pair (accum_k, accum_v) of tensors, or None")
+        for name, t in zip(("accum_in[0]", "accum_in[1]"), accum_in):
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name}: a torch.Tensor is needed, not {type(t).__name__}")
+            if tuple(t.shape) != accum_shape or t.dtype != torch.float32 or t.device != q.device:
+                raise ValueError(f"{name}: {list(t.shape)} {t.dtype} on {t.device}; must be [total_k, hq, d] = "
+                                 f"{list(accum_shape)} float32 on {q.device}")
+            if not t.is_contiguous():
+                raise ValueError(f"{name}: must be contiguous")
     lib = _lib.load()
     dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     dk = torch.empty(k.shape, dtype=k.dtype, device=q.device)
@@ -125,8 +143,21 @@ def _attention_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse
         cu_q = _cu_device(plan.cu_q, q.device)
         cu_k = cu_q if plan.cu_k == plan.cu_q else _cu_device(plan.cu_k, q.device)
         p = _lib.attention_problem(plan, cu_q_device=cu_q.data_ptr(), cu_k_device=cu_k.data_ptr())
+        ak, av = (None, None) if accum_in is None else (accum_in[0].data_ptr(), accum_in[1].data_ptr())
         lib.call("samebits_attention_backward", _lib.C.byref(p), _t3(q), _t3(k), _t3(v), _t3(o), _t3(dout),
-                 lse.data_ptr(), _t3(dq), _t3(dk), _t3(dv), ws.data_ptr(), nbytes, None, None, _stream(q.device))
+                 lse.data_ptr(), _t3(dq), _t3(dk), _t3(dv), ws.data_ptr(), nbytes, ak, av, _stream(q.device))
+    n = plan.total_k * plan.hq * plan.d
+    accum = []
+    for which in (0, 1):
+        off = lib.lib.samebits_attention_backward_accum_offset(plan.total_q, plan.total_k, plan.hq, plan.d, which)
+        accum.append(ws[off:off + 4 * n].view(torch.float32).view(accum_shape))
+    return dq, dk, dv, tuple(accum)
+
+
+@torch.library.custom_op("samebits::attention_bwd", mutates_args=())
+def _attention_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, cu_seqlens_q: List[int],
+                   cu_seqlens_k: List[int], causal: bool, scale: float, libm: str) -> Tuple[Tensor, Tensor, Tensor]:
+    dq, dk, dv, _ = _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm)
     return dq, dk, dv
 
 

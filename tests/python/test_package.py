@@ -61,12 +61,14 @@ class Package(unittest.TestCase):
 
     def test_everything_byte_compiles(self):
         files = []
-        for top in (os.path.join(PKG, "samebits"), os.path.join(common.ROOT, "tests", "device", "python"),
+        device = os.path.join(common.ROOT, "tests", "device")
+        for top in (os.path.join(PKG, "samebits"), os.path.join(device, "python"), os.path.join(device, "parallel"),
                     os.path.join(common.ROOT, "tests", "python")):
             for d, _, names in os.walk(top):
                 files += [os.path.join(d, n) for n in names if n.endswith(".py")]
         self.assertIn(os.path.join(PKG, "samebits", "torch.py"), files)
         self.assertIn(os.path.join(common.ROOT, "tests", "device", "python", "torch_ops_check.py"), files)
+        self.assertIn(os.path.join(device, "parallel", "cp_tp_check.py"), files)
         with tempfile.TemporaryDirectory() as tmp:
             for i, f in enumerate(files):
                 py_compile.compile(f, cfile=os.path.join(tmp, f"{i}.pyc"), doraise=True)

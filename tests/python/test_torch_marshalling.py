@@ -6,7 +6,9 @@ accepts: a library built without CUDA then answers SAMEBITS_NOT_BUILT, which
 it gives only after every check passed (c_api.cpp). Negative controls: a
 misaligned q, a short workspace and a wrong cu_seqlens device copy are
 refused by the C validation, by name, so the validation did look at what
-samebits.torch passed.
+samebits.torch passed. The same for the backward's hand-over (accum_in), and
+samebits.parallel's refusals before any transfer, under a stand-in
+torch.distributed that only says where the first collective was reached.
 
 What this does not show: anything about torch itself (dispatch, autograd,
 fake tensors, torch.compile) or the GPU results: tests/device/python/
@@ -176,6 +178,111 @@ class ReachesTheKernels(unittest.TestCase):
         self.assertIs(a[4], sink)
         self.assertIs(a[5], out[0])  # o as the forward stored it
         self.assertIs(a[6], out[1])  # the sink-inclusive lse
+
+
+@unittest.skipIf(LIB.cuda, "the library has the CUDA kernels: host buffers are refused before NOT_BUILT")
+class HandOver(unittest.TestCase):
+    """The backward's accum_in (context parallelism's hand-over) reaches the C validation."""
+
+    def args(self):
+        q, k, v = t((17, 8, 128)), t((29, 2, 128)), t((29, 2, 128))
+        return (t((17, 8, 128)), q, k, v, t((17, 8, 128)), t((17, 8), torch.float32), [0, 17], [0, 29], True, 0.0,
+                "nvcc")
+
+    def test_accum_in_passes_the_c_validation(self):
+        acc = (t((29, 8, 128), torch.float32), t((29, 8, 128), torch.float32))
+        with self.assertRaises(errors.NotBuiltError) as cm:
+            sbt._attention_backward_launch(*self.args(), accum_in=acc)
+        self.assertEqual(cm.exception.function, "samebits_attention_backward")
+        # control: a misaligned accumulator is refused by the C validation, by name
+        bad = t((29, 8, 128), torch.float32)
+        bad = torch.Tensor(bad.buf[1:], bad.dtype, bad.shape)
+        with self.assertRaises(errors.InvalidArgumentError) as cm:
+            sbt._attention_backward_launch(*self.args(), accum_in=(acc[0], bad))
+        self.assertIn("accum_v_in", cm.exception.message)
+        with self.assertRaises(ValueError) as cm:  # Python's check: [total_k, hq, d]
+            sbt._attention_backward_launch(*self.args(), accum_in=(acc[0], t((28, 8, 128), torch.float32)))
+        self.assertTrue(str(cm.exception).startswith("accum_in[1]: [28, 8, 128]"), str(cm.exception))
+
+
+class ParallelChecksFirst(unittest.TestCase):
+    """samebits.parallel's refusals on the torch side, before any transfer (the
+    stand-in torch.distributed raises Reached at the first collective)."""
+
+    def setUp(self):
+        import torch.distributed as dist
+        import samebits.parallel as sbp
+        self.dist, self.sbp = dist, sbp
+        dist.state.update(initialized=True, world=2, rank=1, backend="gloo")
+
+    def tearDown(self):
+        self.dist.state.update(initialized=False, world=1, rank=0, backend="gloo", recv_ok=False)
+
+    def fwd(self, q=None, k=None, v=None, **kw):
+        args = dict(seq_len=64, cp_rank=1, cp_size=2, causal=True)
+        args.update(kw)
+        q = q if q is not None else t((32, 8, 128))
+        k = k if k is not None else t((32, 2, 128))
+        v = v if v is not None else t((32, 2, 128))
+        return self.sbp.cp_attention_forward(q, k, v, **args)
+
+    def refused(self, exc, text, fn):
+        with self.assertRaises(exc) as cm:
+            fn()
+        self.assertTrue(str(cm.exception).startswith(text), str(cm.exception))
+
+    def test_forward(self):
+        with self.assertRaises(self.dist.Reached) as cm:  # accepted: the K/V all-gather is reached (gloo: all_gather)
+            self.fwd()
+        self.assertEqual(cm.exception.args[0], "all_gather")
+        self.dist.state["backend"] = "nccl"
+        with self.assertRaises(self.dist.Reached) as cm:
+            self.fwd()
+        self.assertEqual(cm.exception.args[0], "all_gather_into_tensor")
+        self.refused(errors.InvalidArgumentError, "q_local: 31 rows; CP rank 1 of 2 holds query rows [32, 64)",
+                     lambda: self.fwd(q=t((31, 8, 128))))
+        self.refused(errors.InvalidArgumentError, "k_local: 33 rows", lambda: self.fwd(k=t((33, 2, 128)),
+                                                                                      v=t((33, 2, 128))))
+        self.refused(TypeError, "v: dtype float16 but q is bfloat16",
+                     lambda: self.fwd(v=t((32, 2, 128), torch.float16)))
+        self.refused(ValueError, "v: on cpu", lambda: self.fwd(v=t((32, 2, 128), dev="cpu")))
+        self.refused(errors.InvalidArgumentError, "seq_len: 1 rows for cp_size = 2", lambda: self.fwd(seq_len=1))
+        self.refused(errors.InvalidArgumentError, "cp_rank: 2", lambda: self.fwd(cp_rank=2))
+        self.refused(errors.InvalidArgumentError, "cp_rank: 0 but this process is rank 1", lambda: self.fwd(cp_rank=0))
+        self.refused(errors.InvalidArgumentError, "cp_size: 4 but the group has 2 ranks",
+                     lambda: self.fwd(cp_size=4, q=t((16, 8, 128)), k=t((16, 2, 128)), v=t((16, 2, 128))))
+        self.dist.state["backend"] = "mpi"
+        self.refused(errors.UnsupportedError, "group: backend 'mpi' unsupported", self.fwd)
+        self.dist.state["initialized"] = False
+        self.refused(errors.InvalidArgumentError, "group: torch.distributed is not initialized", self.fwd)
+
+    def test_backward(self):
+        q, do, o, lse = t((32, 8, 128)), t((32, 8, 128)), t((32, 8, 128)), t((32, 8), torch.float32)
+        kk, vk = t((64, 2, 128)), t((64, 2, 128))
+
+        def bwd(lse=lse, kk=kk, vk=vk, do=do, **kw):
+            args = dict(seq_len=64, cp_rank=1, cp_size=2, causal=True)
+            args.update(kw)
+            return self.sbp.cp_attention_backward(do, q, o, lse, kk, vk, **args)
+
+        with self.assertRaises(self.dist.Reached) as cm:  # accepted: rank 1 first receives rank 0's accumulators
+            bwd()
+        self.assertEqual(cm.exception.args[0], "recv")
+        self.refused(errors.InvalidArgumentError, "lse_local: must be the forward's, [32, 8] torch.float32",
+                     lambda: bwd(lse=t((32, 7), torch.float32)))
+        self.refused(errors.InvalidArgumentError, "k_keys: 63 rows; CP rank 1 of 2 holds keys [0, 64)",
+                     lambda: bwd(kk=t((63, 2, 128)), vk=t((63, 2, 128))))
+        self.refused(ValueError, "dout: shape [31, 8, 128] but q", lambda: bwd(do=t((31, 8, 128))))
+        if LIB.cuda:
+            return  # host buffers are refused before NOT_BUILT
+        # the backward's launch passes the whole C validation: rank 1 with the hand-over's accum_in
+        # ([64 keys, 8, 128] after a stand-in receive), rank 0 not causal without it
+        self.dist.state["recv_ok"] = True
+        for rank, causal in ((1, True), (0, False)):
+            self.dist.state["rank"] = rank
+            with self.assertRaises(errors.NotBuiltError) as cm:
+                bwd(cp_rank=rank, causal=causal)
+            self.assertEqual(cm.exception.function, "samebits_attention_backward")
 
 
 class PythonChecksFirst(unittest.TestCase):

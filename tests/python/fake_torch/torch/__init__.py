@@ -83,17 +83,43 @@ class Tensor:
     def clone(self):
         return _copy(self)
 
+    def copy_(self, src):  # contiguous tensors of one dtype and size
+        assert self.is_contiguous() and src.is_contiguous() and self.dtype is src.dtype and self.numel() == src.numel()
+        n, a, b = self.numel(), self.offset, src.offset
+        self.buf.view(self.dtype.np)[a:a + n] = src.buf.view(src.dtype.np)[b:b + n]
+        return self
+
+    def cpu(self):
+        c = _copy(self)
+        c.device = device("cpu")
+        return c
+
     def new_empty(self, shape, dtype=None):
         return empty(shape, dtype=dtype or self.dtype, device=self.device)
 
     def view(self, *shape):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
         if not self.is_contiguous():
             raise RuntimeError("fake torch: view of a non-contiguous tensor")
+        if len(shape) == 1 and isinstance(shape[0], dtype):  # the same bytes as another dtype
+            dt = shape[0]
+            last = self.shape[-1] * self.dtype.itemsize // dt.itemsize
+            return Tensor(self.buf, dt, self.shape[:-1] + (last,), None,
+                          self.offset * self.dtype.itemsize // dt.itemsize, str(self.device))
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        if shape == (-1,):
+            shape = (self.numel(),)
         return Tensor(self.buf, self.dtype, shape, None, self.offset, str(self.device))
 
     reshape = view
+
+    def __getitem__(self, idx):  # rows a:b of the first dimension only
+        if not isinstance(idx, slice) or idx.step not in (None, 1):
+            raise NotImplementedError("fake torch: only t[a:b]")
+        a, b, _ = idx.indices(self.shape[0])
+        b = max(a, b)
+        return Tensor(self.buf, self.dtype, (b - a,) + self.shape[1:], self._strides,
+                      self.offset + a * self._strides[0], str(self.device))
 
     def requires_grad_(self, flag=True):
         self.requires_grad = flag
@@ -128,6 +154,10 @@ def empty(shape, dtype=float32, device="cuda:0"):
     raw = np.zeros(max(n, 1) * dtype.itemsize + 512, np.uint8)
     start = (-raw.ctypes.data) % 512
     return Tensor(raw[start:start + max(n, 1) * dtype.itemsize], dtype, shape, dev=str(device))
+
+
+def empty_like(t):
+    return empty(t.shape, dtype=t.dtype, device=t.device)
 
 
 def zeros(*shape, dtype=float32, device="cuda:0"):
