@@ -143,6 +143,7 @@ def run_config(a, S, causal, env):
     volumes = sbp.cp_volumes(plan, h.q1 - h.q0, h.kv1 - h.kv0, D, 2)
     counted = {key: stats.get(key, 0) for key in volumes}
     del got, want
+
     def barrier():
         dist.barrier(group=ctrl)
 
