@@ -24,13 +24,16 @@ class Problem(C.Structure):
 BF16, LIBM = 1, {"nvcc": 0, "cr": 1}
 
 
-def time_ms(fn, reps, warmup=3):
-    """Median of `reps` CUDA-event timings of fn() after `warmup` calls (the device scripts' timer)."""
+def time_ms(fn, reps, warmup=3, before=None):
+    """Median of `reps` CUDA-event timings of fn() after `warmup` calls (the device scripts' timer);
+    before(), when given, runs ahead of each timed call (e.g. a barrier across ranks)."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
+        if before is not None:
+            before()
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
         fn()

@@ -43,7 +43,9 @@ import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels"))
 import samebits.parallel as sbp  # noqa: E402
+import sbkernels  # noqa: E402  (the device scripts' CUDA-event timer)
 import samebits.torch as sbt  # noqa: E402
 from samebits import _lib  # noqa: E402
 
@@ -76,21 +78,7 @@ def digest(ts):
 
 def median_ms(fn, reps, warmup, barrier=None):
     """Median of reps CUDA-event timings of fn() on this rank (each rep started after barrier())."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        if barrier is not None:
-            barrier()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
+    return sbkernels.time_ms(fn, reps, warmup, before=barrier)
 
 
 def run_config(a, S, causal, env):
