@@ -541,6 +541,11 @@ TEST_CASE("tc: batch (varlen packing) and head split change nothing, under any m
     CHECK(mismatches(s.dk, heads(all.dk, kv_rows, hkv, 1, 1, d)) == 0);
     CHECK(mismatches(s.dv, heads(all.dv, kv_rows, hkv, 1, 1, d)) == 0);
     CHECK(mismatches(s.dk, heads(all.dk, kv_rows, hkv, 0, 1, d)) > 0);  // control: the other head differs
+    Inputs flipped = shard;  // control: one flipped bit of one query
+    flipped.q[60 * 2 * d + 3] = samebits::fp::from_bits(bits(flipped.q[60 * 2 * d + 3]) ^ 0x00010000u);
+    const Outputs fs = run(flipped);
+    CHECK(mismatches(fs.o, heads(all.o, rows, hq, 2, 2, d)) > 0);
+    CHECK(mismatches(fs.dk, heads(all.dk, kv_rows, hkv, 1, 1, d)) > 0);
   }
 }
 
@@ -626,6 +631,7 @@ TEST_CASE("tc: context parallelism: a split at multiples of 16 rows with the han
     std::vector<float> o_st(ref.o);
     for (auto& e : o_st) e = through(dt, e);
     std::vector<float> ak, av;  // handed on: [keys so far, hq, d]
+    std::vector<float> hand_k, hand_v;  // what the last part received
     std::size_t bad_dq = 0;
     Outputs last;
     for (std::size_t r = 0; r + 1 < cuts.size(); ++r) {
@@ -635,6 +641,10 @@ TEST_CASE("tc: context parallelism: a split at multiples of 16 rows with the han
       const std::vector<float> po = slice(o_st, s0, s1 - s0, hq * d), pl = slice(ref.lse, s0, s1 - s0, hq);
       ak.resize(static_cast<std::size_t>(s1) * hq * d, 0.0f);
       av.resize(ak.size(), 0.0f);
+      if (r + 2 == cuts.size()) {
+        hand_k = ak;
+        hand_v = av;
+      }
       last = run(part, Libm::nvcc, 0, r == 0 ? nullptr : ak.data(), r == 0 ? nullptr : av.data(), &po, &pl);
       ak = last.ak;
       av = last.av;
@@ -644,11 +654,16 @@ TEST_CASE("tc: context parallelism: a split at multiples of 16 rows with the han
     CHECK(mismatches(last.dk, ref.dk) == 0);  // dk, dv: under any Params (the same steps on each accumulator)
     CHECK(mismatches(last.dv, ref.dv) == 0);
     if (neutral) CHECK(bad_dq == 0);  // dq: a part lacks the keys past its rows (as prefill vs decode)
-    // Negative control: the last part without the hand-over.
+    // Negative controls: the last part without the hand-over, and with one flipped bit in it.
     const Inputs part = chunk_of(full, 160, 40);
     const std::vector<float> po = slice(o_st, 160, 40, hq * d), pl = slice(ref.lse, 160, 40, hq);
     const Outputs cold = run(part, Libm::nvcc, 0, nullptr, nullptr, &po, &pl);
     CHECK(mismatches(cold.dk, ref.dk) > 0);
+    std::vector<float> ak2 = hand_k, av2 = hand_v;
+    ak2[(100 * hq + 1) * d + 9] = samebits::fp::from_bits(bits(ak2[(100 * hq + 1) * d + 9]) ^ 0x00000100u);
+    const Outputs flip = run(part, Libm::nvcc, 0, ak2.data(), av2.data(), &po, &pl);
+    CHECK(mismatches(flip.dk, ref.dk) == 1);
+    CHECK(mismatches(flip.dv, ref.dv) == 0);
   }
 }
 
