@@ -168,7 +168,7 @@ void dots(const T* x, const T* const* rows, int nm, int d, T* kT, T* s) {
 //                          members' dp), fold(b, nm, mem, pos, ds), acc();
 //   out(x)                 what an output element is written as (before its
 //                          one rounding to the output dtype).
-// Row states are built with (policy, lists, tensors, row, kv head).
+// Row states are built with (policy, lists, tensors, row, query head, kv head).
 struct FmaChain {
   static constexpr int kBlock = attention::kBlock;
 
