@@ -40,6 +40,9 @@ AttentionSummary run_attention_reference(const AttentionOptions& opt) {
   p.d = opt.d;
   p.causal = opt.causal;
   p.scale = ka::default_scale(opt.d);
+  p.policy = opt.policy;
+  p.in_dtype = opt.dtype;  // read by sm90-tensor-core (bf16 or fp16: refused otherwise)
+  ka::check_policy(p);
   const std::size_t nq = static_cast<std::size_t>(p.rows()) * p.hq * p.d;
   const std::size_t nk = static_cast<std::size_t>(p.kv_rows()) * p.hkv * p.d;
   const std::size_t nl = static_cast<std::size_t>(p.rows()) * p.hq;
@@ -56,7 +59,7 @@ AttentionSummary run_attention_reference(const AttentionOptions& opt) {
 
   AttentionSummary s;
   s.options = opt;
-  s.fingerprint = ka::fingerprint(ka::Policy::fma_chain, opt.libm);
+  s.fingerprint = ka::fingerprint(p, opt.libm);
   std::vector<float> o(nq), lse(nl), dq(nq), dk(nk), dv(nk);
   const auto t0 = std::chrono::steady_clock::now();
   ka::reference_forward(opt.libm, p, q.data(), k.data(), v.data(), o.data(), lse.data(), opt.threads);
@@ -130,6 +133,7 @@ Command add_attention_command(CLI::App& root) {
   auto libm = std::make_shared<std::string>("nvcc");
   auto dtype = std::make_shared<std::string>("bf16");
   auto oracle = std::make_shared<std::string>("f64");
+  auto policy = std::make_shared<std::string>("fma-chain");
   CLI::App* app = root.add_subcommand(
       "attention",
       "Deterministic attention (docs/kernels/attention.md): run the CPU reference on one shape and measure its "
@@ -141,6 +145,11 @@ Command add_attention_command(CLI::App& root) {
   app->add_flag("--causal,!--no-causal", opt->causal, "Causal mask, bottom-right aligned (default on)");
   app->add_option("--libm", *libm, "exp/log of the binary32 core: nvcc (CUDA's bits) or cr (correctly rounded)")
       ->check(CLI::IsMember({"nvcc", "cr"}))
+      ->capture_default_str();
+  app->add_option("--policy", *policy,
+                  "Arithmetic policy: fma-chain (attention.md §7) or sm90-tensor-core (attention-tc.md: the "
+                  "tensor-core model with its default parameters; bf16/fp16 only)")
+      ->check(CLI::IsMember({"fma-chain", "sm90-tensor-core"}))
       ->capture_default_str();
   app->add_option("--dtype", *dtype, "Input/output dtype: bf16, fp16, f32")
       ->check(CLI::IsMember({"bf16", "fp16", "f32"}))
@@ -155,6 +164,7 @@ Command add_attention_command(CLI::App& root) {
             opt->libm = *libm == "cr" ? ka::Libm::cr : ka::Libm::nvcc;
             opt->dtype = *dtype == "f32" ? kn::DType::f32 : *dtype == "fp16" ? kn::DType::f16 : kn::DType::bf16;
             opt->oracle = *oracle == "mpfr" ? ka::Precision::mpfr128 : ka::Precision::f64;
+            opt->policy = *policy == "sm90-tensor-core" ? ka::Policy::sm90_tensor_core : ka::Policy::fma_chain;
             const AttentionSummary s = run_attention_reference(*opt);
             if (*json)
               std::cout << attention_summary_json(s).dump(2) << '\n';

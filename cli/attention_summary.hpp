@@ -18,6 +18,7 @@ struct AttentionOptions {
   int seqlen = 256, hq = 8, hkv = 2, d = 128;
   bool causal = true;
   kernels::attention::Libm libm = kernels::attention::Libm::nvcc;
+  kernels::attention::Policy policy = kernels::attention::Policy::fma_chain;  // sm90-tensor-core: model defaults
   kernels::DType dtype = kernels::DType::bf16;
   kernels::attention::Precision oracle = kernels::attention::Precision::f64;
   unsigned seed = 1;

@@ -31,11 +31,19 @@ from . import errors
 
 LIB_NAME = "libsamebits_kernels.so"
 ENV_VAR = "SAMEBITS_KERNELS_LIB"
-C_ABI_VERSION = 1  # SAMEBITS_C_ABI_VERSION this package speaks
+C_ABI_VERSION = 2  # SAMEBITS_C_ABI_VERSION this package speaks
 
-# dtype and libm codes (c_api.h enums; stable).
+# dtype, libm and policy codes (c_api.h enums; stable).
 F32, BF16, F16 = 0, 1, 2
 LIBM_CODES = {"nvcc": 0, "cr": 1}
+POLICY_CODES = {"fma-chain": 0, "sm90-tensor-core": 1}
+
+
+class MmaParams(C.Structure):
+    """samebits_mma_params: the tensor-core model's parameters (policy sm90-tensor-core)."""
+    _fields_ = [("frac_bits", C.c_int32), ("group", C.c_int32), ("rounding", C.c_int32), ("c_join", C.c_int32),
+                ("zero_exponent", C.c_int32), ("product_exponent", C.c_int32), ("zero_sign", C.c_int32),
+                ("overflow", C.c_int32)]
 
 
 class Tensor3(C.Structure):
@@ -57,6 +65,8 @@ class AttentionProblem(C.Structure):
         # Pointers are addresses (int or None) in this binding, host and device alike.
         ("cu_seqlens_q", C.c_void_p), ("cu_seqlens_k", C.c_void_p),
         ("cu_seqlens_q_host", C.c_void_p), ("cu_seqlens_k_host", C.c_void_p),
+        ("policy", C.c_int32),  # POLICY_CODES; 0 (fma-chain) unless set
+        ("mma", C.c_void_p),    # address of an MmaParams, or None (the model's defaults)
     ]
 
 
@@ -90,6 +100,7 @@ FUNCTIONS = {
     "samebits_last_error": (C.c_char_p, []),
     "samebits_has_cuda_kernels": (_I32, []),
     "samebits_attention_fingerprint": (_I32, [_I32, C.c_char_p, _I64]),
+    "samebits_attention_problem_fingerprint": (_I32, [_AP, C.c_char_p, _I64]),
     "samebits_attention_forward": (_I32, [_AP, _T3, _T3, _T3, _T3, _F32P, _VP]),
     "samebits_attention_backward_workspace_bytes": (_I64, [_I64, _I64, _I32, _I32]),
     "samebits_attention_backward_accum_offset": (_I64, [_I64, _I64, _I32, _I32, _I32]),

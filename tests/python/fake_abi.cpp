@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #ifndef FAKE_VERSION
-#define FAKE_VERSION 2
+#define FAKE_VERSION 3
 #endif
 
 #define STUB(name) \
@@ -17,6 +17,7 @@ const char* samebits_last_error(void) { return "fake"; }
 std::int32_t samebits_has_cuda_kernels(void) { return 0; }
 #ifndef FAKE_PARTIAL
 STUB(samebits_attention_fingerprint)
+STUB(samebits_attention_problem_fingerprint)
 STUB(samebits_attention_forward)
 STUB(samebits_attention_backward_workspace_bytes)
 STUB(samebits_attention_backward_accum_offset)

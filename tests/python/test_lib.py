@@ -48,7 +48,7 @@ def parse_header(text):
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     structs = {"samebits_attention_problem": _lib.AttentionProblem, "samebits_sparse_mla_problem": _lib.SparseMlaProblem,
-               "samebits_tensor3": _lib.Tensor3}
+               "samebits_tensor3": _lib.Tensor3, "samebits_mma_params": _lib.MmaParams}
     fields = {}
     for name, body in re.findall(r"typedef struct (\w+) \{(.*?)\}", text, flags=re.S):
         out = []
@@ -102,7 +102,7 @@ class Binding(unittest.TestCase):
             funcs, fields = parse_header(f.read())
         self.assertGreaterEqual(len(funcs), 17)
         classes = {"samebits_tensor3": _lib.Tensor3, "samebits_attention_problem": _lib.AttentionProblem,
-                   "samebits_sparse_mla_problem": _lib.SparseMlaProblem}
+                   "samebits_sparse_mla_problem": _lib.SparseMlaProblem, "samebits_mma_params": _lib.MmaParams}
         self.assertEqual(binding_differences(funcs, fields, _lib.FUNCTIONS, classes), [])
         # Negative controls: one argument dropped, one return type changed, two fields swapped.
         t = dict(_lib.FUNCTIONS)
@@ -155,12 +155,12 @@ class Loader(unittest.TestCase):
         fake = common.env("SAMEBITS_FAKE_ABI_LIB")
         rc, out = run_python(LOAD, {"PYTHONPATH": self.pkg, "SAMEBITS_KERNELS_LIB": fake})
         self.assertNotEqual(rc, 0)
-        self.assertIn("speaks C ABI version 2; this samebits package speaks version 1", out)
+        self.assertIn("speaks C ABI version 3; this samebits package speaks version 2", out)
         partial = common.env("SAMEBITS_FAKE_PARTIAL_LIB")
         rc, out = run_python(LOAD, {"PYTHONPATH": self.pkg, "SAMEBITS_KERNELS_LIB": partial})
         self.assertNotEqual(rc, 0)
         self.assertIn("is not a samebits kernels library: it lacks samebits_attention_fingerprint, "
-                      "samebits_attention_forward", out)
+                      "samebits_attention_problem_fingerprint, samebits_attention_forward", out)
         self.assertNotIn("samebits_sparse_mla_reference_forward", out)  # optional: not required
 
     def test_lookup_rule_outside_the_repository(self):
@@ -228,6 +228,26 @@ class Fingerprints(unittest.TestCase):
         buf = C.create_string_buffer(55)  # control: exactly enough
         lib.call("samebits_attention_fingerprint", 0, buf, len(buf))
         self.assertEqual(buf.value, b"samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc")
+
+    def test_problem_fingerprint_names_the_policy_and_model(self):
+        lib = _lib.load()
+        buf = C.create_string_buffer(256)
+        p = _lib.AttentionProblem(libm=_lib.LIBM_CODES["cr"], policy=_lib.POLICY_CODES["sm90-tensor-core"])
+        lib.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))
+        self.assertEqual(buf.value, b"samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=fmin,P=raw,"
+                                    b"S=ieee,O=inf) Bk=128 libm=cr")
+        m = _lib.MmaParams(frac_bits=24, group=16, zero_exponent=2)
+        p.mma = C.addressof(m)
+        lib.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))
+        self.assertIn(b"(F=24,G=16,R=rz,C=first,Z=m126,", buf.value)  # control: the parameters show
+        p.policy = _lib.POLICY_CODES["fma-chain"]
+        with self.assertRaises(errors.InvalidArgumentError) as cm:
+            lib.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))
+        self.assertEqual(cm.exception.message, "samebits_attention_problem_fingerprint: mma is read only by policy "
+                                               "sm90-tensor-core (pass null)")
+        p.mma = None
+        lib.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))
+        self.assertEqual(buf.value, b"samebits-attention/1 policy=fma-chain/1 B=64 libm=cr")
 
 
 def workspace_model(tq, tk, hq, d):

@@ -18,6 +18,7 @@
 #include "samebits/kernels/attention/api.hpp"
 #include "samebits/kernels/attention/contract.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
+#include "samebits/kernels/attention/tensor_core.hpp"
 #include "samebits/kernels/dtype.hpp"
 #include "samebits/kernels/sparse_mla/reference_api.hpp"
 
@@ -49,6 +50,11 @@ ka::DenseProblem dense_of(const samebits_attention_problem* p) {
   d.d = p->d;
   d.causal = p->causal != 0;
   d.scale = p->scale == 0.0f ? ka::default_scale(p->d) : p->scale;
+  d.policy = static_cast<ka::Policy>(p->policy);
+  if (d.policy == ka::Policy::sm90_tensor_core) {
+    d.in_dtype = static_cast<samebits::kernels::DType>(p->in_dtype);
+    d.mma = kv::mma_params_of(p->mma);
+  }
   return d;
 }
 
@@ -99,6 +105,30 @@ int32_t samebits_attention_fingerprint(int32_t libm, char* buf, int64_t len) {
                                                std::to_string(f.size() + 1) + " bytes");
   std::memcpy(buf, f.c_str(), f.size() + 1);
   return SAMEBITS_OK;
+}
+
+int32_t samebits_attention_problem_fingerprint(const samebits_attention_problem* p, char* buf, int64_t len) {
+  static constexpr const char* fn = "samebits_attention_problem_fingerprint";
+  return guarded(fn, [&]() -> int32_t {
+    if (!p) return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": problem is null");
+    if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR)
+      return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": libm code " + std::to_string(p->libm) + " unknown");
+    if (p->policy != SAMEBITS_POLICY_FMA_CHAIN && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
+      return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": policy code " + std::to_string(p->policy) +
+                                            " unknown (0 fma-chain, 1 sm90-tensor-core)");
+    if (p->mma && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": mma is read only by policy sm90-tensor-core (pass null)");
+    const auto m = kv::mma_params_of(p->mma);
+    if (const char* why = samebits::mma::sm90::invalid_argument(m, ka::tc::kGroup))
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": mma: " + why);
+    const std::string f = p->policy == SAMEBITS_POLICY_SM90_TENSOR_CORE
+                              ? ka::tc::fingerprint(static_cast<ka::Libm>(p->libm), m)
+                              : ka::fingerprint(ka::Policy::fma_chain, static_cast<ka::Libm>(p->libm));
+    if (!buf || len < static_cast<int64_t>(f.size()) + 1)
+      return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": buffer needs " + std::to_string(f.size() + 1) + " bytes");
+    std::memcpy(buf, f.c_str(), f.size() + 1);
+    return SAMEBITS_OK;
+  });
 }
 
 int64_t samebits_attention_backward_workspace_bytes(int64_t total_q, int64_t total_k, int32_t hq, int32_t d) {
@@ -155,6 +185,7 @@ int32_t samebits_attention_reference_forward(const samebits_attention_problem* p
   static constexpr const char* fn = "samebits_attention_reference_forward";
   return guarded(fn, [&]() -> int32_t {
     if (int32_t s = from_status(kv::check_c_problem(p, fn))) return s;
+    if (int32_t s = from_status(kv::check_c_reference_policy(p, fn))) return s;
     if (!q || !k || !v || !o || !lse) return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": a tensor pointer is null");
     ka::reference_forward(static_cast<ka::Libm>(p->libm), dense_of(p), q, k, v, o, lse,
                           static_cast<unsigned>(threads < 0 ? 0 : threads));
@@ -168,6 +199,7 @@ int32_t samebits_attention_reference_backward(const samebits_attention_problem* 
   static constexpr const char* fn = "samebits_attention_reference_backward";
   return guarded(fn, [&]() -> int32_t {
     if (int32_t s = from_status(kv::check_c_problem(p, fn))) return s;
+    if (int32_t s = from_status(kv::check_c_reference_policy(p, fn))) return s;
     if (!q || !k || !v || !o || !dout || !lse || !dq || !dk || !dv)
       return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": a tensor pointer is null");
     ka::reference_backward(static_cast<ka::Libm>(p->libm), dense_of(p), q, k, v, o, dout, lse, dq, dk, dv,

@@ -1,13 +1,16 @@
 // The compiled CPU reference: reference.hpp instantiated for the binary32 core
-// (nvcc and cr libm), and the parallel loop it runs on.
+// (nvcc and cr libm) under the fma-chain policy, the dispatch on the policy
+// (sm90-tensor-core: attention_reference_tc.cpp), and the parallel loop.
 #include <atomic>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "samebits/kernels/attention/arith.hpp"
 #include "samebits/kernels/attention/reference.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
+#include "samebits/kernels/attention/tensor_core.hpp"
 #include "samebits/kernels/dtype.hpp"
 #include "reference_common.hpp"
 
@@ -50,37 +53,66 @@ void core_forward(const DenseProblem& p, const float* q, const float* k, const f
 template <class L>
 void core_backward(const DenseProblem& p, const float* q, const float* k, const float* v, const float* o,
                    const float* dout, const float* lse, float* dq, float* dk, float* dv, unsigned threads,
-                   Handover<float> hand = {}) {
+                   const Handover& hand) {
   const DenseLists lists = detail::lists_of(p);
   backward<FloatArith<L>>(lists, detail::tensors_of(p, q, k, v), BackwardIn<float>{o, dout, lse},
-                          BackwardOut<float>{dq, dk, dv, nullptr}, threads, hand);
+                          BackwardOut<float>{dq, dk, dv, nullptr}, threads,
+                          attention::AccumHandover<float>{hand.k_in, hand.v_in, hand.k_out, hand.v_out});
+}
+
+[[noreturn]] void refuse(const std::string& what) {
+  throw std::invalid_argument("samebits attention reference: " + what);
 }
 
 }  // namespace
 
+std::string fingerprint(const DenseProblem& p, Libm libm) {
+  if (p.policy == Policy::sm90_tensor_core) return tc::fingerprint(libm, p.mma);
+  return fingerprint(p.policy, libm);
+}
+
+void check_policy(const DenseProblem& p) {
+  if (p.policy == Policy::fma_chain) return;
+  if (p.policy != Policy::sm90_tensor_core)
+    refuse("policy code " + std::to_string(static_cast<int>(p.policy)) + " unknown (0 fma-chain, 1 sm90-tensor-core)");
+  const std::string pol = "policy sm90-tensor-core: ";
+  if (!tc::dtype_supported(p.in_dtype))
+    refuse(pol + "input dtype " + dtype_name(p.in_dtype) +
+           " is not supported (bf16 or fp16 inputs only: the tensor-core products take 16-bit operands)");
+  if (!tc::head_dim_supported(p.d))
+    refuse(pol + "head dim D = " + std::to_string(p.d) + " is not supported (64 or 128)");
+  if (const char* why = mma::sm90::invalid_argument(p.mma, tc::kGroup))
+    refuse(pol + "the tensor-core model's parameters: " + why);
+}
+
 void reference_forward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v, float* o,
                        float* lse, unsigned threads) {
   detail::require_fma_cpu();
+  check_policy(p);
+  if (p.policy == Policy::sm90_tensor_core) return detail::tc_forward(libm, p, q, k, v, o, lse, threads);
   if (libm == Libm::nvcc) core_forward<NvccLibm>(p, q, k, v, o, lse, threads);
   else core_forward<CrLibm>(p, q, k, v, o, lse, threads);
 }
 
 void reference_backward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v,
                         const float* o, const float* dout, const float* lse, float* dq, float* dk, float* dv,
-                        unsigned threads) {
+                        unsigned threads, const Handover& handover) {
   detail::require_fma_cpu();
-  if (libm == Libm::nvcc) core_backward<NvccLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads);
-  else core_backward<CrLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads);
+  check_policy(p);
+  if ((handover.k_in == nullptr) != (handover.v_in == nullptr))
+    refuse("handover: give both k_in and v_in, or neither");
+  if (p.policy == Policy::sm90_tensor_core)
+    return detail::tc_backward(libm, p, q, k, v, o, dout, lse, dq, dk, dv, threads, handover);
+  if (libm == Libm::nvcc) core_backward<NvccLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, handover);
+  else core_backward<CrLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, handover);
 }
 
 void reference_backward_handover(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v,
                                  const float* o, const float* dout, const float* lse, float* dq, float* dk,
                                  float* dv, const float* accum_k_in, const float* accum_v_in, float* accum_k_out,
                                  float* accum_v_out, unsigned threads) {
-  detail::require_fma_cpu();
-  const Handover<float> hand{accum_k_in, accum_v_in, accum_k_out, accum_v_out};
-  if (libm == Libm::nvcc) core_backward<NvccLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, hand);
-  else core_backward<CrLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, hand);
+  reference_backward(libm, p, q, k, v, o, dout, lse, dq, dk, dv, threads,
+                     Handover{accum_k_in, accum_v_in, accum_k_out, accum_v_out});
 }
 
 }  // namespace samebits::kernels::attention

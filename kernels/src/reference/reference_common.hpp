@@ -44,5 +44,13 @@ Tensors<T> tensors_of(const DenseProblem& p, const T* q, const T* k, const T* v)
   return t;
 }
 
+// The sm90-tensor-core instance (attention_reference_tc.cpp); p passed
+// check_policy.
+void tc_forward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v, float* o,
+                float* lse, unsigned threads);
+void tc_backward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v, const float* o,
+                 const float* dout, const float* lse, float* dq, float* dk, float* dv, unsigned threads,
+                 const Handover& handover);
+
 }  // namespace detail
 }  // namespace samebits::kernels::attention

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "samebits/kernels/attention/contract.hpp"
+#include "samebits/kernels/attention/tensor_core.hpp"
 
 namespace samebits::kernels::attention {
 
@@ -65,6 +66,11 @@ Status check_o_dtype(DType o, DType in) {
 
 // Refuses what the kernels cannot compute exactly as the contract says.
 Status check_problem(const ProblemParams& p, HostSeqlens host) {
+  if (p.policy == Policy::sm90_tensor_core)
+    return fail(StatusCode::unsupported,
+                "no GPU kernel for policy sm90-tensor-core yet (the CPU reference computes it: reference_forward / "
+                "reference_backward, samebits_attention_reference_forward / _backward in the C ABI)");
+  if (p.policy != Policy::fma_chain) return fail(StatusCode::unsupported, "policy code unknown");
   if (p.libm != Libm::nvcc && p.libm != Libm::cr) return fail(StatusCode::unsupported, "libm code unknown");
   if (!dtype_known(p.in_dtype)) return fail(StatusCode::unsupported, "input dtype code unknown");
   if (p.d != 64 && p.d != 128) return fail(StatusCode::unsupported, "head dim D must be 64 or 128");
@@ -196,6 +202,14 @@ Status check_c_problem(const samebits_attention_problem* p, const char* fn) {
   if (!p) return fail_c(SAMEBITS_INVALID_ARGUMENT, where + "problem is null");
   if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR)
     return fail_c(SAMEBITS_UNSUPPORTED, where + "libm code " + std::to_string(p->libm) + " unknown (0 nvcc, 1 cr)");
+  if (p->policy != SAMEBITS_POLICY_FMA_CHAIN && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
+    return fail_c(SAMEBITS_UNSUPPORTED, where + "policy code " + std::to_string(p->policy) +
+                                            " unknown (0 fma-chain, 1 sm90-tensor-core)");
+  if (p->mma && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
+    return fail_c(SAMEBITS_INVALID_ARGUMENT, where + "mma is read only by policy sm90-tensor-core (pass null)");
+  if (p->mma)
+    if (const char* why = mma::sm90::invalid_argument(mma_params_of(p->mma), tc::kGroup))
+      return fail_c(SAMEBITS_INVALID_ARGUMENT, where + "mma: " + why);
   if (p->d != 64 && p->d != 128)
     return fail_c(SAMEBITS_UNSUPPORTED, where + "d = " + std::to_string(p->d) + " unsupported (64 or 128)");
   if (p->hq <= 0 || p->hkv <= 0 || p->hq % p->hkv != 0)
@@ -218,6 +232,40 @@ Status check_c_problem(const samebits_attention_problem* p, const char* fn) {
   }
   if (p->cu_seqlens_q_host[p->num_seqs] != p->total_q || p->cu_seqlens_k_host[p->num_seqs] != p->total_k)
     return fail_c(SAMEBITS_INVALID_ARGUMENT, where + "cu_seqlens[num_seqs] differs from total_q / total_k");
+  return ok();
+}
+
+mma::sm90::Params mma_params_of(const samebits_mma_params* m) {
+  mma::sm90::Params r;
+  if (!m) return r;
+  r.frac_bits = m->frac_bits;
+  r.group = m->group;
+  r.rounding = static_cast<mma::sm90::Rounding>(m->rounding);
+  r.c_join = static_cast<mma::sm90::CJoin>(m->c_join);
+  r.zero_exponent = static_cast<mma::sm90::ZeroExponent>(m->zero_exponent);
+  r.product_exponent = static_cast<mma::sm90::ProductExponent>(m->product_exponent);
+  r.zero_sign = static_cast<mma::sm90::ZeroSign>(m->zero_sign);
+  r.overflow = static_cast<mma::sm90::Overflow>(m->overflow);
+  // An enum code outside the uint8 range would wrap into a valid one: keep it out of range instead.
+  auto bad = [](std::int32_t c) { return c < 0 || c > 255; };
+  if (bad(m->rounding)) r.rounding = static_cast<mma::sm90::Rounding>(255);
+  if (bad(m->c_join)) r.c_join = static_cast<mma::sm90::CJoin>(255);
+  if (bad(m->zero_exponent)) r.zero_exponent = static_cast<mma::sm90::ZeroExponent>(255);
+  if (bad(m->product_exponent)) r.product_exponent = static_cast<mma::sm90::ProductExponent>(255);
+  if (bad(m->zero_sign)) r.zero_sign = static_cast<mma::sm90::ZeroSign>(255);
+  if (bad(m->overflow)) r.overflow = static_cast<mma::sm90::Overflow>(255);
+  return r;
+}
+
+Status check_c_reference_policy(const samebits_attention_problem* p, const char* fn) {
+  if (p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE) return ok();
+  if (!dtype_code_known(p->in_dtype))
+    return fail_c(SAMEBITS_UNSUPPORTED, std::string(fn) + ": in_dtype code " + std::to_string(p->in_dtype) +
+                                            " unknown (0 f32, 1 bf16, 2 f16)");
+  if (!tc::dtype_supported(static_cast<DType>(p->in_dtype)))
+    return fail_c(SAMEBITS_UNSUPPORTED, std::string(fn) + ": policy sm90-tensor-core: in_dtype " +
+                                            dtype_name(static_cast<DType>(p->in_dtype)) +
+                                            " is not supported (bf16 or fp16 inputs only)");
   return ok();
 }
 
@@ -321,6 +369,7 @@ void fill_problem(ProblemParams& q, const samebits_attention_problem* p) {
   q.scale = p->scale == 0.0f ? default_scale(p->d) : p->scale;
   q.in_dtype = static_cast<DType>(p->in_dtype);
   q.libm = static_cast<Libm>(p->libm);
+  q.policy = static_cast<Policy>(p->policy);
 }
 Strides strides_of(samebits_tensor3 t) { return Strides{t.row_stride, t.head_stride}; }
 // The workspace's parts as addresses (integer arithmetic: no pointer is formed

@@ -14,6 +14,7 @@
 
 #include "samebits/kernels/attention/api.hpp"
 #include "samebits/kernels/c_api.h"
+#include "samebits/libm/mma/sm90.hpp"
 
 namespace samebits::kernels::attention::validate {
 
@@ -62,6 +63,13 @@ bool workspace_floats_checked(std::int64_t total_q, std::int64_t total_k, int hq
 // hkv, causal, scale, the host cu_seqlens): the reference entry points check
 // only this.
 Status check_c_problem(const samebits_attention_problem* p, const char* fn);
+// The model's parameters of the C struct (null: the defaults). Enum codes are
+// carried over unchecked (out-of-range ones stay out of range):
+// mma::sm90::invalid_argument says what is wrong.
+mma::sm90::Params mma_params_of(const samebits_mma_params* m);
+// What the reference entry points check beyond check_c_problem: under
+// sm90-tensor-core, in_dtype (bf16 or f16).
+Status check_c_reference_policy(const samebits_attention_problem* p, const char* fn);
 // The dtype codes a launch uses (in_dtype and o_dtype; grad_dtype when
 // `backward`).
 Status check_c_dtypes(const samebits_attention_problem* p, const char* fn, bool backward);

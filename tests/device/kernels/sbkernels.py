@@ -18,6 +18,7 @@ class Problem(C.Structure):
         ("in_dtype", C.c_int32), ("o_dtype", C.c_int32), ("grad_dtype", C.c_int32), ("libm", C.c_int32),
         ("cu_seqlens_q", C.c_void_p), ("cu_seqlens_k", C.c_void_p),
         ("cu_seqlens_q_host", C.POINTER(C.c_int32)), ("cu_seqlens_k_host", C.POINTER(C.c_int32)),
+        ("policy", C.c_int32), ("mma", C.c_void_p),  # c_api.h version 2; 0 / None: fma-chain
     ]
 
 

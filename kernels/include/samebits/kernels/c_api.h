@@ -24,7 +24,9 @@
 extern "C" {
 #endif
 
-#define SAMEBITS_C_ABI_VERSION 1
+/* Version 2: samebits_attention_problem gained `policy` and `mma` (appended),
+ * and samebits_attention_problem_fingerprint was added. */
+#define SAMEBITS_C_ABI_VERSION 2
 
 enum samebits_status {
   SAMEBITS_OK = 0,
@@ -36,6 +38,24 @@ enum samebits_status {
 };
 enum samebits_dtype { SAMEBITS_F32 = 0, SAMEBITS_BF16 = 1, SAMEBITS_F16 = 2 };
 enum samebits_libm { SAMEBITS_LIBM_NVCC = 0, SAMEBITS_LIBM_CR = 1 };
+/* The attention contract's arithmetic policies (docs/kernels/attention.md §7):
+ * fma-chain/1, and sm90-tensor-core/1 (docs/kernels/attention-tc.md: every
+ * product through the tensor-core model; bf16/fp16 inputs; CPU reference only
+ * for now: the GPU entry points refuse it). */
+enum samebits_policy { SAMEBITS_POLICY_FMA_CHAIN = 0, SAMEBITS_POLICY_SM90_TENSOR_CORE = 1 };
+
+/* The tensor-core model's parameters (samebits::mma::sm90::Params,
+ * docs/kernels/mma.md §2), codes as that header's enums. */
+typedef struct samebits_mma_params {
+  int32_t frac_bits;        /* F, 1..40 (default 25) */
+  int32_t group;            /* products per fused step, divides 16 (default 16) */
+  int32_t rounding;         /* 0 toward zero (default), 1 nearest even */
+  int32_t c_join;           /* 0 C fused with the first group (default), 1 after the products */
+  int32_t zero_exponent;    /* 0 format_min (default), 1 ignored, 2 fixed at -126 */
+  int32_t product_exponent; /* 0 raw (default), 1 normalized */
+  int32_t zero_sign;        /* 0 ieee (default), 1 positive */
+  int32_t overflow;         /* 0 infinity (default), 1 saturate */
+} samebits_mma_params;
 
 typedef struct samebits_tensor3 {
   void* data;
@@ -58,6 +78,9 @@ typedef struct samebits_attention_problem {
   const int32_t* cu_seqlens_k;      /* device, num_seqs + 1 */
   const int32_t* cu_seqlens_q_host; /* host copies, num_seqs + 1 */
   const int32_t* cu_seqlens_k_host;
+  int32_t policy;                   /* samebits_policy; 0 (fma-chain) in a zeroed struct */
+  const samebits_mma_params* mma;   /* sm90-tensor-core: the model's parameters, null: its defaults;
+                                       must be null under fma-chain */
 } samebits_attention_problem;
 
 int32_t samebits_c_abi_version(void);
@@ -69,7 +92,15 @@ int32_t samebits_has_cuda_kernels(void);
  * (NUL-terminated); returns SAMEBITS_INVALID_ARGUMENT if len is too small. */
 int32_t samebits_attention_fingerprint(int32_t libm, char* buf, int64_t len);
 
-/* o [total_q, hq, d] in o_dtype; lse [total_q, hq] fp32, natural log. */
+/* The fingerprint of the problem's policy (with the model's parameters under
+ * sm90-tensor-core) and libm, e.g. "samebits-attention/1 policy=sm90-tc/1(F=25,
+ * G=16,R=rz,C=first,Z=fmin,P=raw,S=ieee,O=inf) Bk=128 libm=nvcc"; reads only
+ * policy, mma and libm. */
+int32_t samebits_attention_problem_fingerprint(const samebits_attention_problem* p, char* buf, int64_t len);
+
+/* o [total_q, hq, d] in o_dtype; lse [total_q, hq] fp32, natural log.
+ * Policy sm90-tensor-core has no GPU kernel yet: refused (SAMEBITS_UNSUPPORTED),
+ * here and in the backward. */
 int32_t samebits_attention_forward(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
                                    samebits_tensor3 v, samebits_tensor3 o, float* lse, void* stream);
 
@@ -96,7 +127,10 @@ int32_t samebits_attention_backward(const samebits_attention_problem* p, samebit
 
 /* The CPU reference (the contract in code) on contiguous binary32 host
  * arrays, for checking: q [total_q, hq, d], k/v [total_k, hkv, d]. threads 0:
- * all cores. The problem's device pointers and dtypes are ignored. */
+ * all cores. The problem's device pointers are ignored, and so are its dtypes
+ * under fma-chain; under sm90-tensor-core in_dtype (bf16 or fp16) is the
+ * inputs' dtype: every q, k, v, dO value must be one of its values (widened
+ * exactly), o_dtype and grad_dtype are ignored. */
 int32_t samebits_attention_reference_forward(const samebits_attention_problem* p, const float* q, const float* k,
                                              const float* v, float* o, float* lse, int32_t threads);
 int32_t samebits_attention_reference_backward(const samebits_attention_problem* p, const float* q, const float* k,

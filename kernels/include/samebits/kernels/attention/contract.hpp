@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "samebits/libm/fp/bits.hpp"
@@ -16,10 +17,20 @@ inline constexpr int kBlock = 64;
 
 // Codes are part of the C ABI: never renumber.
 enum class Libm : std::int32_t { nvcc = 0, cr = 1 };
-enum class Policy : std::int32_t { fma_chain = 0 };
+// fma_chain: docs/kernels/attention.md §7. sm90_tensor_core: the products
+// through the tensor-core model, docs/kernels/attention-tc.md (tensor_core.hpp).
+enum class Policy : std::int32_t { fma_chain = 0, sm90_tensor_core = 1 };
 
 inline constexpr const char* libm_name(Libm l) { return l == Libm::nvcc ? "nvcc" : l == Libm::cr ? "cr" : "unknown"; }
-inline constexpr const char* policy_name(Policy p) { return p == Policy::fma_chain ? "fma-chain/1" : "unknown"; }
+// The policy's name and version as the fingerprint writes it (sm90-tc's
+// fingerprint adds the model's parameters: tensor_core.hpp).
+inline constexpr const char* policy_name(Policy p) {
+  return p == Policy::fma_chain ? "fma-chain/1" : p == Policy::sm90_tensor_core ? "sm90-tc/1" : "unknown";
+}
+// The name users select it by (C ABI docs, CLI, error messages).
+inline constexpr const char* policy_long_name(Policy p) {
+  return p == Policy::fma_chain ? "fma-chain" : p == Policy::sm90_tensor_core ? "sm90-tensor-core" : "unknown";
+}
 
 // Default scale: the binary32 nearest to 1/sqrt(D) (§3). Written as bits so
 // that no compiler or libm rounds it.
@@ -32,8 +43,13 @@ inline constexpr float default_scale(int d) {
 }
 
 // "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc": equal strings
-// mean the same arithmetic (training and rollout can assert it).
+// mean the same arithmetic (training and rollout can assert it). The
+// fma-chain policy's; sm90-tensor-core's names its model parameters too
+// (tensor_core.hpp: fingerprint(Libm, const mma::sm90::Params&)).
 inline std::string fingerprint(Policy p, Libm l) {
+  if (p != Policy::fma_chain)
+    throw std::invalid_argument(std::string("fingerprint: policy ") + policy_long_name(p) +
+                                " names its model parameters (tensor_core.hpp: fingerprint(Libm, Params))");
   return "samebits-attention/" + std::to_string(kContractVersion) + " policy=" + policy_name(p) +
          " B=" + std::to_string(kBlock) + " libm=" + libm_name(l);
 }

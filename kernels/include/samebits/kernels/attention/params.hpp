@@ -37,6 +37,9 @@ struct ProblemParams {
   float scale = 0.0f;  // binary32; default_scale(d) unless the caller chooses
   DType in_dtype = DType::bf16;  // q, k, v (and dO, o in the backward)
   Libm libm = Libm::nvcc;
+  // The arithmetic policy (attention.md §7). The kernels compute fma-chain;
+  // sm90-tensor-core (attention-tc.md) is refused until its kernel exists.
+  Policy policy = Policy::fma_chain;
   // Query rows per block of the forward and dq kernels: 0 lets the launcher
   // choose (128 when that still makes two blocks per multiprocessor, else 64),
   // 64 or 128 forces one. Any tiling gives the same bits (the contract fixes

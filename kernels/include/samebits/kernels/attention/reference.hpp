@@ -10,10 +10,16 @@
 //         high-precision oracle (same structure, little rounding).
 //   Lists the row lists (§1): dense / causal / varlen (DenseLists) or the
 //         sparse MLA's top-k slots (sparse_mla.hpp) — one definition.
-// The policy is fma-chain/1 (§7): dot products and p·v, ds·k, p·dO, ds·q as
-// sequential fma chains, B = 64. Loops are written so that a compiler can
-// vectorize ACROSS independent chains (keys, or d) while each chain stays
-// sequential, which keeps the binary32 core fast enough for S = 4096.
+//   Policy the arithmetic policy (§7): the block size and the product steps
+//         (the scores, the fold of a block into l and o, dq's accumulation).
+//         FmaChain (below, the default) is fma-chain/1: dot products and p·v,
+//         ds·k, p·dO, ds·q as sequential fma chains, B = 64.
+//         tc::Reference (reference_tc.hpp) is sm90-tensor-core/1
+//         (attention-tc.md); it shares the block loop, the online softmax,
+//         the finish and delta below, and brings its own dK/dV.
+// FmaChain's loops are written so that a compiler can vectorize ACROSS
+// independent chains (keys, or d) while each chain stays sequential, which
+// keeps the binary32 core fast enough for S = 4096.
 #pragma once
 
 #include <algorithm>
@@ -60,13 +66,12 @@ struct BackwardOut {
   T* dsink = nullptr;  // [hq] (only with a sink)
 };
 
-// The dK/dV hand-over of a split of the query rows (§5): the per-head
-// accumulators A_K, A_V [kv_rows, hq, d] that the part holding the earlier
-// rows left (k_in, v_in; null: +0), and where this part's are written
-// (k_out, v_out; null: not kept) — what the GPU backward takes as
-// accum_k_in / accum_v_in and leaves in its workspace.
+// Context-parallel hand-over (§5, §8): the per-query-head dK/dV accumulators
+// [kv_rows, hq, d]. The chains start from k_in / v_in (null: +0) and, when
+// k_out / v_out are given, their values before the head fold are kept there
+// (what a part hands on to the part holding the next query rows).
 template <class T>
-struct Handover {
+struct AccumHandover {
   const T* k_in = nullptr;
   const T* v_in = nullptr;
   T* k_out = nullptr;
@@ -92,6 +97,12 @@ struct DenseLists {
   }
   // Key row at list position p (< size(r)); dense lists have no holes.
   std::int64_t at(std::int64_t r, int p) const { return cu_k[seq_of_row[r]] + p; }
+  // Key row at key position x of r's sequence, in r's list or not; -1 past
+  // the sequence's last key (attention-tc.md: such positions are zero rows).
+  std::int64_t key_row(std::int64_t r, int x) const {
+    const int s = seq_of_row[r];
+    return x < cu_k[s + 1] - cu_k[s] ? cu_k[s] + x : -1;
+  }
 };
 
 namespace detail {
@@ -113,12 +124,12 @@ void parallel_for(std::int64_t n, unsigned threads, F& f) {
   parallel_for(n, threads, [](std::int64_t i, void* c) { (*static_cast<F*>(c))(i); }, &f);
 }
 
-// Members of block b of row r: key rows, in position order.
-template <class Lists>
+// Members of block b (of kB positions) of row r: key rows, in position order.
+template <int kB = kBlock, class Lists>
 int block_members(const Lists& lists, std::int64_t r, int n, int b, std::int64_t* mem, int* pos) {
   int nm = 0;
-  const int end = std::min(n, (b + 1) * kBlock);
-  for (int p = b * kBlock; p < end; ++p) {
+  const int end = std::min(n, (b + 1) * kB);
+  for (int p = b * kB; p < end; ++p) {
     const std::int64_t idx = lists.at(r, p);
     if (idx < 0) continue;  // a hole: no load, no arithmetic
     mem[nm] = idx;
@@ -144,34 +155,116 @@ void dots(const T* x, const T* const* rows, int nm, int d, T* kT, T* s) {
 
 }  // namespace detail
 
-// ---- forward -------------------------------------------------------------
+// ---- the fma-chain policy (§7) ------------------------------------------------
+//
+// What a policy gives the shared loops below:
+//   kBlock                 list positions per block;
+//   Forward<A, Lists>      one row's forward state: scores(b, nm, mem, s) (the
+//                          members' s), start() (first non-empty block),
+//                          rescale(alpha) (later blocks), fold(b, nm, mem, pos, p)
+//                          (the block into l and o), sum() (the finished l),
+//                          o() (the accumulator, d values);
+//   Dq<A, Lists>           one row's dq state: scores(...), dps(...) (the
+//                          members' dp), fold(b, nm, mem, pos, ds), acc();
+//   out(x)                 what an output element is written as (before its
+//                          one rounding to the output dtype).
+// Row states are built with (policy, lists, tensors, row, query head, kv head).
+struct FmaChain {
+  static constexpr int kBlock = attention::kBlock;
 
-template <class A, class Lists>
-void forward(const Lists& lists, const Tensors<typename A::T>& in, const ForwardOut<typename A::T>& out,
-             unsigned threads = 0) {
-  using T = typename A::T;
-  const int d = in.d, hq = in.hq, group = in.hq / in.hkv;
-  auto row = [&](std::int64_t task) {
-    const std::int64_t r = task / hq;
-    const int h = static_cast<int>(task % hq), g = h / group;
-    const T* q = in.q + (r * hq + h) * d;
-    std::vector<T> kT(static_cast<std::size_t>(d) * kBlock), o(d, T(0));
-    T s[kBlock], t[kBlock], p[kBlock];
+  template <class A>
+  static typename A::T out(typename A::T x) { return x; }
+
+  template <class A, class Lists>
+  struct Forward {
+    using T = typename A::T;
+    const Tensors<T>& in;
+    const int d, g;
+    std::vector<T> kT, o_;
     const T* vrow[kBlock];
     const T* krow[kBlock];
-    std::int64_t mem[kBlock];
-    int pos[kBlock];
-    T m(0), l(0);
-    bool started = false;
-    const int n = lists.size(r);
-    for (int b = 0; b * kBlock < n; ++b) {
-      const int nm = detail::block_members(lists, r, n, b, mem, pos);
-      if (nm == 0) continue;  // an empty block changes nothing (§1)
+    const T* q;
+    T l{};
+    Forward(const FmaChain&, const Lists&, const Tensors<T>& t, std::int64_t r, int h, int g_)
+        : in(t), d(t.d), g(g_), kT(static_cast<std::size_t>(t.d) * kBlock), o_(t.d, T(0)),
+          q(t.q + (r * t.hq + h) * t.d) {}
+    void scores(int, int nm, const std::int64_t* mem, T* s) {
       for (int c = 0; c < nm; ++c) {
         krow[c] = in.k + (mem[c] * in.hkv + g) * d;
         vrow[c] = in.v + (mem[c] * in.hkv + g) * d;
       }
       detail::dots<A>(q, krow, nm, d, kT.data(), s);
+    }
+    void start() { l = T(0); }  // o is +0 already
+    void rescale(const T& alpha) {
+      l = A::mul(l, alpha);
+      for (int e = 0; e < d; ++e) o_[e] = A::mul(o_[e], alpha);
+    }
+    void fold(int, int nm, const std::int64_t*, const int*, const T* p) {
+      for (int c = 0; c < nm; ++c) {
+        l = A::add(l, p[c]);
+        const T pc = p[c];
+        const T* vr = vrow[c];
+        for (int e = 0; e < d; ++e) o_[e] = A::fma(pc, vr[e], o_[e]);
+      }
+    }
+    T sum() const { return l; }
+    T* o() { return o_.data(); }
+  };
+
+  template <class A, class Lists>
+  struct Dq {
+    using T = typename A::T;
+    const Tensors<T>& in;
+    const int d, g;
+    std::vector<T> kT, acc_;
+    const T* krow[kBlock];
+    const T* vrow[kBlock];
+    Dq(const FmaChain&, const Lists&, const Tensors<T>& t, std::int64_t, int, int g_)
+        : in(t), d(t.d), g(g_), kT(static_cast<std::size_t>(t.d) * kBlock), acc_(t.d, T(0)) {}
+    void scores(int, int nm, const std::int64_t* mem, const T* q, T* s) {
+      for (int c = 0; c < nm; ++c) {
+        krow[c] = in.k + (mem[c] * in.hkv + g) * d;
+        vrow[c] = in.v + (mem[c] * in.hkv + g) * d;
+      }
+      detail::dots<A>(q, krow, nm, d, kT.data(), s);
+    }
+    void dps(int, int nm, const std::int64_t*, const T* dout, T* dp) {
+      detail::dots<A>(dout, vrow, nm, d, kT.data(), dp);
+    }
+    // §5.3: one chain over the members in list order.
+    void fold(int, int nm, const std::int64_t*, const int*, const T* ds) {
+      for (int c = 0; c < nm; ++c) {
+        const T* kr = krow[c];
+        for (int e = 0; e < d; ++e) acc_[e] = A::fma(ds[c], kr[e], acc_[e]);
+      }
+    }
+    const T* acc() const { return acc_.data(); }
+  };
+};
+
+// ---- forward -------------------------------------------------------------
+
+template <class A, class Lists, class Policy = FmaChain>
+void forward(const Lists& lists, const Tensors<typename A::T>& in, const ForwardOut<typename A::T>& out,
+             unsigned threads = 0, const Policy& policy = {}) {
+  using T = typename A::T;
+  constexpr int kB = Policy::kBlock;
+  const int d = in.d, hq = in.hq, group = in.hq / in.hkv;
+  auto row = [&](std::int64_t task) {
+    const std::int64_t r = task / hq;
+    const int h = static_cast<int>(task % hq), g = h / group;
+    typename Policy::template Forward<A, Lists> st(policy, lists, in, r, h, g);
+    T s[kB], t[kB], p[kB];
+    std::int64_t mem[kB];
+    int pos[kB];
+    T m(0);
+    bool started = false;
+    const int n = lists.size(r);
+    for (int b = 0; b * kB < n; ++b) {
+      const int nm = detail::block_members<kB>(lists, r, n, b, mem, pos);
+      if (nm == 0) continue;  // an empty block changes nothing (§1)
+      st.scores(b, nm, mem, s);
       T mb = A::mul(s[0], in.scale);
       t[0] = mb;
       for (int c = 1; c < nm; ++c) {
@@ -180,19 +273,9 @@ void forward(const Lists& lists, const Tensors<typename A::T>& in, const Forward
       }
       const T m_new = started ? detail::max_ignoring_nan(m, mb) : mb;
       for (int c = 0; c < nm; ++c) p[c] = A::exp(A::sub(t[c], m_new));
-      if (started) {
-        const T alpha = A::exp(A::sub(m, m_new));
-        l = A::mul(l, alpha);
-        for (int e = 0; e < d; ++e) o[e] = A::mul(o[e], alpha);
-      } else {
-        l = T(0);  // o is +0 already
-      }
-      for (int c = 0; c < nm; ++c) {
-        l = A::add(l, p[c]);
-        const T pc = p[c];
-        const T* vr = vrow[c];
-        for (int e = 0; e < d; ++e) o[e] = A::fma(pc, vr[e], o[e]);
-      }
+      if (started) st.rescale(A::exp(A::sub(m, m_new)));
+      else st.start();
+      st.fold(b, nm, mem, pos, p);
       m = m_new;
       started = true;
     }
@@ -207,6 +290,8 @@ void forward(const Lists& lists, const Tensors<typename A::T>& in, const Forward
       }
       for (int e = 0; e < d; ++e) o_out[e] = T(0);
     } else {
+      T l = st.sum();
+      T* o = st.o();
       lse_excl = A::add(m, A::log(l));
       if (in.sink) {
         const T sigma = in.sink[h];
@@ -219,7 +304,7 @@ void forward(const Lists& lists, const Tensors<typename A::T>& in, const Forward
       } else {
         lse = lse_excl;
       }
-      for (int e = 0; e < d; ++e) o_out[e] = A::div(o[e], l);
+      for (int e = 0; e < d; ++e) o_out[e] = Policy::template out<A>(A::div(o[e], l));
     }
     out.lse[r * hq + h] = lse;
     if (out.lse_excl) out.lse_excl[r * hq + h] = lse_excl;
@@ -298,11 +383,12 @@ struct PdsRecord {
   T* ds = nullptr;
   int stride = 0;
 };
-template <class A, class Lists>
+template <class A, class Lists, class Policy = FmaChain>
 void backward_dq(const Lists& lists, const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
                  const std::vector<typename A::T>& delta, typename A::T* dq_out, unsigned threads,
-                 PdsRecord<typename A::T> record = {}) {
+                 PdsRecord<typename A::T> record = {}, const Policy& policy = {}) {
   using T = typename A::T;
+  constexpr int kB = Policy::kBlock;
   const int d = in.d, hq = in.hq, hkv = in.hkv, group = hq / hkv;
   auto dq_task = [&](std::int64_t task) {
     const std::int64_t r = task / hq;
@@ -310,35 +396,30 @@ void backward_dq(const Lists& lists, const Tensors<typename A::T>& in, const Bac
     const T* q = in.q + task * d;
     const T* dout = bin.dout + task * d;
     const T lse = bin.lse[task], dl = delta[task];
-    std::vector<T> kT(static_cast<std::size_t>(d) * kBlock), acc(d, T(0));
-    T s[kBlock], dp[kBlock];
-    const T* krow[kBlock];
-    const T* vrow[kBlock];
-    std::int64_t mem[kBlock];
-    int pos[kBlock];
+    typename Policy::template Dq<A, Lists> st(policy, lists, in, r, h, g);
+    T s[kB], dp[kB], ds[kB];
+    std::int64_t mem[kB];
+    int pos[kB];
     const int n = lists.size(r);
-    for (int b = 0; b * kBlock < n; ++b) {
-      const int nm = detail::block_members(lists, r, n, b, mem, pos);
+    for (int b = 0; b * kB < n; ++b) {
+      const int nm = detail::block_members<kB>(lists, r, n, b, mem, pos);
       if (nm == 0) continue;
-      for (int c = 0; c < nm; ++c) {
-        krow[c] = in.k + (mem[c] * hkv + g) * d;
-        vrow[c] = in.v + (mem[c] * hkv + g) * d;
-      }
-      detail::dots<A>(q, krow, nm, d, kT.data(), s);
-      detail::dots<A>(dout, vrow, nm, d, kT.data(), dp);
+      st.scores(b, nm, mem, q, s);
+      st.dps(b, nm, mem, dout, dp);
       for (int c = 0; c < nm; ++c) {
         const T p = A::exp(A::sub(A::mul(s[c], in.scale), lse));
-        const T ds = A::mul(p, A::sub(dp[c], dl));
+        ds[c] = A::mul(p, A::sub(dp[c], dl));
         if (record.p) {
           record.p[task * record.stride + pos[c]] = p;
-          record.ds[task * record.stride + pos[c]] = ds;
+          record.ds[task * record.stride + pos[c]] = ds[c];
         }
-        const T* kr = krow[c];
-        for (int e = 0; e < d; ++e) acc[e] = A::fma(ds, kr[e], acc[e]);
       }
+      st.fold(b, nm, mem, pos, ds);
     }
     T* dq = dq_out + task * d;
-    for (int e = 0; e < d; ++e) dq[e] = A::mul(acc[e], in.scale);  // +0 * scale = +0 for empty lists
+    const T* acc = st.acc();
+    // +0 * scale = +0 for empty lists
+    for (int e = 0; e < d; ++e) dq[e] = Policy::template out<A>(A::mul(acc[e], in.scale));
   };
   detail::parallel_for(lists.rows() * hq, threads, dq_task);
 }
@@ -361,9 +442,41 @@ void backward_dsink(const Tensors<typename A::T>& in, const BackwardIn<typename 
   }
 }
 
+namespace detail {
+
+// One query head's accumulators of kv row j: from the hand-over, or +0.
+template <class T>
+void start_accumulators(const AccumHandover<T>& hand, std::int64_t j, int hq, int h, int d, std::vector<T>& ak,
+                        std::vector<T>& av) {
+  const std::int64_t at = (j * hq + h) * d;
+  for (int e = 0; e < d; ++e) ak[e] = hand.k_in ? hand.k_in[at + e] : T(0);
+  for (int e = 0; e < d; ++e) av[e] = hand.v_in ? hand.v_in[at + e] : T(0);
+}
+
+// Keeps them for the next part, and folds them into the kv group's sums in
+// head order: R = A[h_0], then R = add(R, A[h]) (§5).
+template <class A, class T>
+void hand_on_and_fold(const AccumHandover<T>& hand, std::int64_t j, int hq, int h, int hh, int d, const std::vector<T>& ak,
+                      const std::vector<T>& av, std::vector<T>& rk, std::vector<T>& rv) {
+  const std::int64_t at = (j * hq + h) * d;
+  if (hand.k_out)
+    for (int e = 0; e < d; ++e) hand.k_out[at + e] = ak[e];
+  if (hand.v_out)
+    for (int e = 0; e < d; ++e) hand.v_out[at + e] = av[e];
+  if (hh == 0) {
+    rk = ak;
+    rv = av;
+  } else {
+    for (int e = 0; e < d; ++e) rk[e] = A::add(rk[e], ak[e]);
+    for (int e = 0; e < d; ++e) rv[e] = A::add(rv[e], av[e]);
+  }
+}
+
+}  // namespace detail
+
 template <class A, class Lists>
 void backward(const Lists& lists, const Tensors<typename A::T>& in, const BackwardIn<typename A::T>& bin,
-              const BackwardOut<typename A::T>& out, unsigned threads = 0, Handover<typename A::T> hand = {}) {
+              const BackwardOut<typename A::T>& out, unsigned threads = 0, const AccumHandover<typename A::T>& hand = {}) {
   using T = typename A::T;
   const int d = in.d, hq = in.hq, hkv = in.hkv, group = hq / hkv;
   const std::vector<T> delta = backward_delta<A>(in, bin, threads);
@@ -384,14 +497,7 @@ void backward(const Lists& lists, const Tensors<typename A::T>& in, const Backwa
     const T* orow[kBlock];
     for (int hh = 0; hh < group; ++hh) {
       const int h = g * group + hh;
-      const std::int64_t a = (j * hq + h) * d;  // [kv_rows, hq, d]
-      if (hand.k_in) {
-        std::copy(hand.k_in + a, hand.k_in + a + d, ak.begin());
-        std::copy(hand.v_in + a, hand.v_in + a + d, av.begin());
-      } else {
-        std::fill(ak.begin(), ak.end(), T(0));
-        std::fill(av.begin(), av.end(), T(0));
-      }
+      detail::start_accumulators(hand, j, hq, h, d, ak, av);
       for (std::int64_t c = c0; c < c1; c += kBlock) {
         const int nc = static_cast<int>(std::min<std::int64_t>(kBlock, c1 - c));
         for (int x = 0; x < nc; ++x) {
@@ -413,17 +519,7 @@ void backward(const Lists& lists, const Tensors<typename A::T>& in, const Backwa
           for (int e = 0; e < d; ++e) ak[e] = A::fma(ds, qr[e], ak[e]);
         }
       }
-      if (hand.k_out) {
-        std::copy(ak.begin(), ak.end(), hand.k_out + a);
-        std::copy(av.begin(), av.end(), hand.v_out + a);
-      }
-      if (hh == 0) {
-        rk = ak;
-        rv = av;
-      } else {
-        for (int e = 0; e < d; ++e) rk[e] = A::add(rk[e], ak[e]);
-        for (int e = 0; e < d; ++e) rv[e] = A::add(rv[e], av[e]);
-      }
+      detail::hand_on_and_fold<A>(hand, j, hq, h, hh, d, ak, av, rk, rv);
     }
     T* dk = out.dk + task * d;
     T* dv = out.dv + task * d;
