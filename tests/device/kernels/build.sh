@@ -54,6 +54,7 @@ dev_obj() {  # CUDA sources; the ptxas report kept beside the object
 host_obj libm/src/nvcc_mufu_ex2.cpp
 host_obj libm/src/nvcc_mufu_lg2.cpp
 host_obj kernels/src/reference/attention_reference.cpp
+host_obj kernels/src/reference/attention_reference_tc.cpp
 host_obj kernels/src/reference/sparse_mla_reference.cpp
 host_obj kernels/src/capi/c_api.cpp
 host_obj kernels/src/validate/attention_validate.cpp
@@ -72,7 +73,7 @@ for p in "${pids[@]}"; do wait "$p" || status=1; done
 
 kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o
        "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_launch_bwd.o "$B"/obj/sparse_mla_api.o "$B"/obj/attention_validate.o "$B"/obj/sparse_mla_validate.o
-       "$B"/obj/attention_reference.o "$B"/obj/sparse_mla_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
+       "$B"/obj/attention_reference.o "$B"/obj/attention_reference_tc.o "$B"/obj/sparse_mla_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
 static=(-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -lpthread)
 "$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/attention_check.o "${kobjs[@]}" -o "$B/attention_check" "${static[@]}"
 "$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/sparse_mla_check.o "${kobjs[@]}" -o "$B/sparse_mla_check" "${static[@]}"
