@@ -13,23 +13,15 @@
 #include "samebits/kernels/attention/reference_api.hpp"
 #include "samebits/kernels/dtype.hpp"
 
+#include "bitwise.hpp"
+
 namespace {
 
 using namespace samebits::kernels;
 using namespace samebits::kernels::attention;
 
-std::uint32_t bits(float x) {
-  std::uint32_t b;
-  std::memcpy(&b, &x, 4);
-  return b;
-}
-
-// Number of elements whose encodings differ.
-std::size_t mismatches(const float* a, const float* b, std::size_t n) {
-  std::size_t c = 0;
-  for (std::size_t i = 0; i < n; ++i) c += bits(a[i]) != bits(b[i]);
-  return c;
-}
+using samebits::tests::bits;
+using samebits::tests::mismatches;
 
 struct Inputs {
   DenseProblem p;

@@ -26,23 +26,16 @@
 #include "samebits/kernels/dtype.hpp"
 #include "samebits/libm/mma/sm90.hpp"
 
+#include "bitwise.hpp"
+
 namespace {
 
 using namespace samebits::kernels;
 using namespace samebits::kernels::attention;
 namespace sm90 = samebits::mma::sm90;
 
-std::uint32_t bits(float x) {
-  std::uint32_t b;
-  std::memcpy(&b, &x, 4);
-  return b;
-}
-
-std::size_t mismatches(const float* a, const float* b, std::size_t n) {
-  std::size_t c = 0;
-  for (std::size_t i = 0; i < n; ++i) c += bits(a[i]) != bits(b[i]);
-  return c;
-}
+using samebits::tests::bits;
+using samebits::tests::mismatches;
 std::size_t mismatches(const std::vector<float>& a, const std::vector<float>& b) {
   REQUIRE(a.size() == b.size());
   return mismatches(a.data(), b.data(), a.size());
