@@ -23,10 +23,33 @@ Status check_launch(cudaError_t e) {
   return Status{StatusCode::cuda_error, std::string("samebits attention: launch failed: ") + cudaGetErrorString(e)};
 }
 
+// The sm90-tensor-core kernels exist in this build and this device runs them
+// (compute capability 9.0: H100, H200).
+Status check_tc_device() {
+  if (!cuda::tc_kernels_built())
+    return Status{StatusCode::unsupported,
+                  "samebits attention: policy sm90-tensor-core: this library was built without its sm_90a kernels"};
+  int dev = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+    return check_launch(cudaGetLastError());
+  if (major != 9 || minor != 0)
+    return Status{StatusCode::unsupported, "samebits attention: policy sm90-tensor-core needs compute capability 9.0 "
+                                           "(its arithmetic is the H100/H200 tensor cores'); this device is " +
+                                               std::to_string(major) + "." + std::to_string(minor)};
+  return Status{};
+}
+
 }  // namespace
 
 Status forward(const ForwardParams& p, HostSeqlens host, void* stream) {
   if (Status s = validate::check_forward(p, host, kCuda); !s.ok()) return s;
+  if (p.policy == Policy::sm90_tensor_core) {
+    if (Status s = check_tc_device(); !s.ok()) return s;
+    if (p.total_q == 0) return Status{};
+    return check_launch(cuda::launch_tc_forward(p, static_cast<cudaStream_t>(stream)));
+  }
   if (p.total_q == 0) return Status{};
   return check_launch(cuda::launch_forward(p, static_cast<cudaStream_t>(stream)));
 }

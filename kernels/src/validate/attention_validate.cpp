@@ -66,11 +66,20 @@ Status check_o_dtype(DType o, DType in) {
 
 // Refuses what the kernels cannot compute exactly as the contract says.
 Status check_problem(const ProblemParams& p, HostSeqlens host) {
-  if (p.policy == Policy::sm90_tensor_core)
-    return fail(StatusCode::unsupported,
-                "no GPU kernel for policy sm90-tensor-core yet (the CPU reference computes it: reference_forward / "
-                "reference_backward, samebits_attention_reference_forward / _backward in the C ABI)");
-  if (p.policy != Policy::fma_chain) return fail(StatusCode::unsupported, "policy code unknown");
+  if (p.policy != Policy::fma_chain && p.policy != Policy::sm90_tensor_core)
+    return fail(StatusCode::unsupported, "policy code unknown");
+  if (p.policy == Policy::sm90_tensor_core) {
+    if (!tc::dtype_supported(p.in_dtype))
+      return fail(StatusCode::unsupported, std::string("policy sm90-tensor-core: input dtype ") +
+                                               dtype_name(p.in_dtype) + " is not supported (bf16 or fp16 inputs only)");
+    if (p.tile_rows != 0)
+      return fail(StatusCode::unsupported, "policy sm90-tensor-core: tile_rows must be 0 (its tiles are 128 positions)");
+    if (!tc::same_params(p.mma, tc::kHardwareParams))
+      return fail(StatusCode::unsupported,
+                  "policy sm90-tensor-core: the GPU computes its own tensor cores' arithmetic, named " +
+                      tc::params_string(tc::kHardwareParams) + "; the given mma parameters " +
+                      tc::params_string(p.mma) + " describe other arithmetic (the CPU reference computes it)");
+  }
   if (p.libm != Libm::nvcc && p.libm != Libm::cr) return fail(StatusCode::unsupported, "libm code unknown");
   if (!dtype_known(p.in_dtype)) return fail(StatusCode::unsupported, "input dtype code unknown");
   if (p.d != 64 && p.d != 128) return fail(StatusCode::unsupported, "head dim D must be 64 or 128");
@@ -150,10 +159,28 @@ Status check_forward(const ForwardParams& p, HostSeqlens host, PointerQuery q) {
   if (!(s = check_tensor(p.v, p.in_dtype, p.v_stride, p.total_k, p.hkv, p.d, "v", q)).ok()) return s;
   if (!(s = check_tensor(p.o, p.o_dtype, p.o_stride, p.total_q, p.hq, p.d, "o", q)).ok()) return s;
   if (!(s = check_pointer(p.lse, p.total_q * p.hq, 4, "lse", q)).ok()) return s;
+  if (p.policy == Policy::sm90_tensor_core) {
+    // The kernel copies 16-byte chunks of q, k, v rows into shared memory.
+    const struct {
+      const void* ptr;
+      Strides st;
+      std::int64_t rows;
+      const char* name;
+    } t[] = {{p.q, p.q_stride, p.total_q, "q"}, {p.k, p.k_stride, p.total_k, "k"}, {p.v, p.v_stride, p.total_k, "v"}};
+    for (const auto& x : t)
+      if (x.rows > 0 && (reinterpret_cast<std::uintptr_t>(x.ptr) % 16 != 0 || x.st.row % 8 != 0 || x.st.head % 8 != 0))
+        return fail(StatusCode::unsupported, std::string("policy sm90-tensor-core: ") + x.name +
+                                                 " must be 16-byte aligned with row and head strides multiples of 8 "
+                                                 "elements (its rows are copied in 16-byte chunks)");
+  }
   return ok();
 }
 
 Status check_backward(const BackwardParams& p, HostSeqlens host, PointerQuery q) {
+  if (p.policy == Policy::sm90_tensor_core)
+    return fail(StatusCode::unsupported,
+                "no GPU backward kernel for policy sm90-tensor-core yet (the CPU reference computes it: "
+                "reference_backward, samebits_attention_reference_backward in the C ABI)");
   if (Status s = check_problem(p, host); !s.ok()) return s;
   if (Status s = check_o_dtype(p.o_dtype, p.in_dtype); !s.ok()) return s;
   if (p.grad_dtype != p.in_dtype && p.grad_dtype != DType::f32)
@@ -370,6 +397,7 @@ void fill_problem(ProblemParams& q, const samebits_attention_problem* p) {
   q.in_dtype = static_cast<DType>(p->in_dtype);
   q.libm = static_cast<Libm>(p->libm);
   q.policy = static_cast<Policy>(p->policy);
+  if (q.policy == Policy::sm90_tensor_core) q.mma = mma_params_of(p->mma);
 }
 Strides strides_of(samebits_tensor3 t) { return Strides{t.row_stride, t.head_stride}; }
 // The workspace's parts as addresses (integer arithmetic: no pointer is formed

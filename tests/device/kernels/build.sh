@@ -40,13 +40,15 @@ host_obj() {  # the CPU reference and the MUFU models, with the host compiler
     pids+=($!)
   fi
 }
-dev_obj() {  # CUDA sources; the ptxas report kept beside the object
+dev_obj() {  # CUDA sources (a second argument sm_90a: wgmma code); the ptxas report kept beside the object
   local src=$1 out=$B/obj/$(basename "${1%.*}").o
+  local flags=("${nvflags[@]}")
+  [ "${2:-}" = sm_90a ] && flags=("${nvflags[@]/arch=compute_90,code=sm_90/arch=compute_90a,code=sm_90a}")
   if stale "$out" "$src" $deps_kernels $deps_libm; then
     # -keep: the PTX of this very compile lands in $B/keep/ (check_ptx.sh reads it).
     local keep=$B/keep/$(basename "${1%.*}")
     mkdir -p "$keep"
-    { "$NVCC" "${nvflags[@]}" -keep -keep-dir "$keep" -Xptxas -v -c "$src" -o "$out" 2> "$out.ptxas" ||
+    { "$NVCC" "${flags[@]}" -keep -keep-dir "$keep" -Xptxas -v -c "$src" -o "$out" 2> "$out.ptxas" ||
         { cat "$out.ptxas" >&2; exit 1; }; } &
     pids+=($!)
   fi
@@ -65,20 +67,23 @@ dev_obj kernels/src/cuda/attention_api.cu
 dev_obj kernels/src/cuda/sparse_mla_launch_fwd.cu
 dev_obj kernels/src/cuda/sparse_mla_launch_bwd.cu
 dev_obj kernels/src/cuda/sparse_mla_api.cu
+dev_obj kernels/src/cuda/attention_tc_launch_fwd.cu sm_90a
 dev_obj tests/device/kernels/attention_check.cu
+dev_obj tests/device/kernels/attention_tc_check.cu sm_90a
 dev_obj tests/device/kernels/sparse_mla_check.cu
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 [ $status -eq 0 ] || { echo "build failed" >&2; exit 1; }
 
-kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o
+kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o "$B"/obj/attention_tc_launch_fwd.o
        "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_launch_bwd.o "$B"/obj/sparse_mla_api.o "$B"/obj/attention_validate.o "$B"/obj/sparse_mla_validate.o
        "$B"/obj/attention_reference.o "$B"/obj/attention_reference_tc.o "$B"/obj/sparse_mla_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
 static=(-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -lpthread)
 "$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/attention_check.o "${kobjs[@]}" -o "$B/attention_check" "${static[@]}"
+"$NVCC" -gencode arch=compute_90a,code=sm_90a "$B"/obj/attention_tc_check.o "${kobjs[@]}" -o "$B/attention_tc_check" "${static[@]}"
 "$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/sparse_mla_check.o "${kobjs[@]}" -o "$B/sparse_mla_check" "${static[@]}"
 "$NVCC" -shared -gencode arch=compute_90,code=sm_90 "$B"/obj/c_api.o "${kobjs[@]}" -o "$B/libsamebits_kernels.so" \
   "${static[@]}"
-cat "$B"/obj/attention_launch_*.o.ptxas "$B"/obj/sparse_mla_launch_*.o.ptxas | grep -E "Compiling entry|registers|spill" > "$B/ptxas.txt" || true
+cat "$B"/obj/attention_launch_*.o.ptxas "$B"/obj/attention_tc_launch_*.o.ptxas "$B"/obj/sparse_mla_launch_*.o.ptxas | grep -E "Compiling entry|registers|spill" > "$B/ptxas.txt" || true
 bash tests/device/kernels/check_ptx.sh
 echo "built $B/attention_check $B/libsamebits_kernels.so"

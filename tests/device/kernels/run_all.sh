@@ -8,6 +8,10 @@
 #   bash tests/device/kernels/run_all.sh torch   samebits.torch's ops (tests/device/python/torch_ops_check.py --full)
 #   bash tests/device/kernels/run_all.sh triton  the Triton cores (samebits.triton.kernels) vs the CUDA
 #                                                kernels and SDPA (tests/device/triton/triton_attention.py)
+#   bash tests/device/kernels/run_all.sh tc      the sm90-tensor-core forward (attention_tc_check: layout,
+#                                                grid, invariance, errors, bench) and its memcheck
+#   bash tests/device/kernels/run_all.sh first   the sparse quick grid and bench (new vs old) and the
+#                                                tensor-core forward's quick check and bench, in one call
 #   bash tests/device/kernels/run_all.sh sparse-perf
 #                                                the sparse bench (and, where carried, the same bench
 #                                                of each build-device-NAME variant, e.g. old: the
@@ -114,7 +118,33 @@ case "${1:-c++}" in
       > "$tr/triton_attention.txt" 2>&1 || status=1
     tail -30 "$tr/triton_attention.txt"
     ;;
-  *) echo "usage: run_all.sh c++|py|sparse|sparse-perf|torch|triton"; exit 2 ;;
+  tc)
+    tcd=$out/tc
+    mkdir -p "$tcd/sanitizer"
+    timeout 400 build-device/attention_tc_check --out "$tcd" > "$tcd/check.txt" 2>&1 || status=1
+    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 build-device/attention_tc_check --quick \
+      --sections grid --filter "D=128 S=100" --out "$tcd/sanitizer" > "$tcd/memcheck.txt" 2>&1 || status=1
+    grep -v '"pass":true' "$tcd/check.txt" | tail -30
+    grep -h "ERROR SUMMARY" "$tcd/memcheck.txt"
+    ;;
+  first)
+    # The first call of a session that has the sparse kernels and the tensor-core forward unmeasured:
+    # the sparse quick grid, the sparse bench new vs old, the tensor-core forward's quick check and bench.
+    f=$out/first
+    mkdir -p "$f/quick" "$f/new" "$f/old" "$f/tc"
+    nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > "$f/gpu.txt" 2>&1
+    timeout 130 build-device/sparse_mla_check --quick --out "$f/quick" > "$f/sparse_quick.txt" 2>&1 || status=1
+    timeout 110 build-device/sparse_mla_check --sections none --bench --out "$f/new" > "$f/bench_new.txt" 2>&1 || status=1
+    [ -x build-device-old/sparse_mla_check ] &&
+      { timeout 110 build-device-old/sparse_mla_check --sections none --bench --out "$f/old" > "$f/bench_old.txt" 2>&1 || status=1; }
+    timeout 200 build-device/attention_tc_check --quick --sections layout,errors,grid,bench --bench-reps 10 --out "$f/tc" \
+      > "$f/tc_check.txt" 2>&1 || status=1
+    cat "$f/gpu.txt"
+    grep -v PASS "$f/sparse_quick.txt" | tail -8
+    grep -h bench "$f"/bench_*.txt | tail -12
+    grep -v '"pass":true' "$f/tc_check.txt" | tail -30
+    ;;
+  *) echo "usage: run_all.sh c++|py|sparse|sparse-perf|torch|triton|tc|first"; exit 2 ;;
 esac
 (cd "$out" && tar czf results.tgz --exclude=results.tgz .)
 exit $status

@@ -14,6 +14,7 @@
 
 #include "samebits/kernels/attention/contract.hpp"
 #include "samebits/kernels/dtype.hpp"
+#include "samebits/libm/mma/sm90.hpp"
 
 namespace samebits::kernels::attention {
 
@@ -37,9 +38,14 @@ struct ProblemParams {
   float scale = 0.0f;  // binary32; default_scale(d) unless the caller chooses
   DType in_dtype = DType::bf16;  // q, k, v (and dO, o in the backward)
   Libm libm = Libm::nvcc;
-  // The arithmetic policy (attention.md §7). The kernels compute fma-chain;
-  // sm90-tensor-core (attention-tc.md) is refused until its kernel exists.
+  // The arithmetic policy (attention.md §7). fma-chain: every kernel;
+  // sm90-tensor-core (attention-tc.md): the forward on wgmma (sm_90a), the
+  // backward refused until its kernel exists.
   Policy policy = Policy::fma_chain;
+  // sm90-tensor-core only: the tensor-core model the result is named by (the
+  // fingerprint). The GPU computes its own hardware's arithmetic, so the
+  // validator accepts only tc::kHardwareParams (tensor_core.hpp).
+  mma::sm90::Params mma{};
   // Query rows per block of the forward and dq kernels: 0 lets the launcher
   // choose (128 when that still makes two blocks per multiprocessor, else 64),
   // 64 or 128 forces one. Any tiling gives the same bits (the contract fixes

@@ -100,4 +100,17 @@ SAMEBITS_FUNC constexpr bool zero_products_neutral(const sm90::Params& p) {
   return p.zero_exponent != sm90::ZeroExponent::format_min && p.frac_bits >= 23;
 }
 
+// The parameters the GPU kernels' results are named by: what the H200's
+// wgmma computes. NOT MEASURED YET — the model header's defaults (mma.md);
+// tests/device/mma/run.sh measures them and tests/device/kernels/
+// attention_tc_check.cu checks the kernel against the reference under them.
+// The GPU entry points refuse any other Params (they cannot compute them).
+inline constexpr sm90::Params kHardwareParams{};
+
+SAMEBITS_FUNC constexpr bool same_params(const sm90::Params& a, const sm90::Params& b) {
+  return a.frac_bits == b.frac_bits && a.group == b.group && a.rounding == b.rounding && a.c_join == b.c_join &&
+         a.zero_exponent == b.zero_exponent && a.product_exponent == b.product_exponent &&
+         a.zero_sign == b.zero_sign && a.overflow == b.overflow;
+}
+
 }  // namespace samebits::kernels::attention::tc

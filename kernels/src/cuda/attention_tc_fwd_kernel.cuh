@@ -1,0 +1,278 @@
+// kernels/src/cuda/attention_tc_fwd_kernel.cuh — the forward of the
+// sm90-tensor-core policy (docs/kernels/attention-tc.md §3, §4, §11) on
+// wgmma: the kernel whose bits the CPU reference reference_tc.hpp gives.
+//
+// One block: two warpgroups (256 threads), a tile of 128 query POSITIONS
+// [128 t, 128 t + 127] of one (sequence, query head); warpgroup w holds
+// positions 128 t + 64 w .. + 63 (one wgmma m64). Tiles are aligned at
+// positions, not rows: every valid row of a tile then visits the same key
+// blocks (causal: blocks 0..t; not causal: all), which are exactly §3's —
+// so no extra all-zero steps enter o under any model parameters (§7 "extra
+// visits"). Tile rows that are no query row of the sequence are zero rows of
+// Q; their results are never stored.
+//
+// Per key block b (keys 128 b .. 128 b + 127 of the sequence; K and V rows
+// past the sequence's end zero-filled, §3, §11.1):
+//   S = Q K^T      D/16 wgmma m64n128k16 over d ascending, the first with
+//                  scale-d = 0 (§4.1, §11.3); A = Q, B = K from shared memory
+//   t = mul(s, scale); block max over members (maxNum, quad shuffles);
+//   p = exp(t - m_new) for members, +0 otherwise; later blocks rescale l and
+//   o by alpha = exp(m - m_new); each thread adds its own columns of p into
+//   its row sums in fragment order (§4.4, §11.5)
+//   P^ = cvt.rn(p) in registers, the S fragment's layout being the A
+//   fragment's (§11.6)
+//   O = P^ V       8 wgmma m64nDk16 over the block's k16 key groups, A from
+//                  registers, B = V from shared memory N-major; the first
+//                  block's first step with scale-d = 0 (§11.4)
+// then l = (l0 + l1) + (l2 + l3) by two quad shuffles, o = z(o / l),
+// lse = m + log(l) (§4.5).
+//
+// Shared memory: Q [128 x D] and two stages of K, V [128 x D], 16-bit
+// operands in the no-swizzle core-matrix layout (tc_chunk_offset below),
+// filled with cp.async (zero fill for rows outside the sequence), the next
+// block's K and V in flight while this block computes.
+#pragma once
+
+#include "attention_common.cuh"
+#include "samebits/gpu/tensor_core.hpp"
+#include "samebits/kernels/attention/tensor_core.hpp"
+
+namespace samebits::kernels::attention::cuda {
+
+inline constexpr int kTcWarpgroups = 2;
+inline constexpr int kTcWgRows = 64;  // the m of wgmma
+inline constexpr int kTcRows = kTcWarpgroups * kTcWgRows;
+inline constexpr int kTcThreads = 128 * kTcWarpgroups;
+inline constexpr int kTcKeys = tc::kBlock;
+static_assert(kTcKeys == 128, "one key block is the N of the S wgmma (m64n128k16)");
+static_assert(kTcKeys % kTcRows == 0,
+              "a position-aligned query tile lies inside one key block's span: all its rows visit the same blocks");
+static_assert(tc::kGroup == 16 && tc::kQuad == 4 && tc::kChunk == 8, "the m64nNk16 fragment layout");
+
+// The no-swizzle core-matrix layout of a [rows x D] tile of 16-bit operands:
+// the 16-byte chunk c (elements 8c .. 8c+7) of row r at byte
+//   ((r / 8) * (D / 8) + c) * 128 + (r % 8) * 16.
+// A core matrix (8 rows x 16 bytes) is 128 contiguous bytes. As wgmma sees it
+// (PTX ISA, shared memory matrix layouts, no swizzle):
+//   Q as A and K as B (K-major, K = d): leading byte offset (next 8 k) 128 B,
+//     stride byte offset (next 8 rows) D/8 * 128 B; k16 step kk starts at +256 kk B;
+//   V as B of P V (N-major, K = keys, N = d): leading byte offset (next 8
+//     keys) D/8 * 128 B, stride byte offset (next 8 d) 128 B; k16 step kk
+//     starts at +2 kk * D/8 * 128 B.
+// The copy loops walk chunk indices e = 0, 1, ... with r % 8 fastest, so chunk
+// e lands at byte 16 e: every 8 lanes of a warp write 128 contiguous bytes.
+template <int D>
+struct TcLayout {
+  static_assert(D == 64 || D == 128, "the policy's D (attention-tc.md §1)");
+  static constexpr int kChunks = D / 8;
+  static constexpr int kTileBytes = kTcKeys * D * 2;  // one [128 x D] tile
+  static constexpr std::uint32_t kRowGroupBytes = kChunks * 128;
+  static constexpr int kQ = 0, kK0 = kQ + kTcRows * D * 2, kV0 = kK0 + kTileBytes, kK1 = kV0 + kTileBytes,
+                       kV1 = kK1 + kTileBytes, kBytes = kV1 + kTileBytes;
+  static_assert(kBytes <= 227 * 1024, "Q and two K/V stages fit an H200 block's shared memory");
+  static_assert(kTcRows == kTcKeys, "Q and K/V tiles share one copy loop shape");
+};
+
+// Rows [first, end) of a [128 x D] tile from tensor rows row0 + r (head h),
+// the other rows +0, into the core-matrix layout (cp.async, one group per
+// call site's commit).
+template <int D>
+SAMEBITS_DEVICE_FUNC void tc_stage_tile(char* dst, const void* base, Strides st, std::int64_t row0, int first, int end,
+                                        int h) {
+  constexpr int kChunks = TcLayout<D>::kChunks;
+  const char* b = static_cast<const char*>(base);
+  for (int e = gpu::threadIdx.x; e < kTcKeys * kChunks; e += kTcThreads) {
+    const int r8 = e % 8, rest = e / 8, c = rest % kChunks, r = (rest / kChunks) * 8 + r8;
+    const bool valid = r >= first && r < end;
+    const char* src = valid ? b + ((row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c * 8) * 2 : b;
+    gpu::copy_async_16_or_zero(dst + e * 16, src, valid);
+  }
+}
+
+SAMEBITS_DEVICE_FUNC int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m); }
+
+#ifndef SAMEBITS_TC_V_STRIDES_SWAPPED
+#define SAMEBITS_TC_V_STRIDES_SWAPPED 0  // device experiment: the other reading of LBO/SBO for N-major B
+#endif
+
+template <int D, class L, DType In, DType Out>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_kernel(const ForwardParams p) {
+  using Ly = TcLayout<D>;
+  constexpr auto kFmt = tc::format_of(In);
+  constexpr int kDv = D / 2;  // o accumulator registers (m64nDk16)
+  extern SAMEBITS_SHARED float4 smem4[];
+  char* smem = reinterpret_cast<char*>(smem4);
+
+  const Sequence seq = sequence_of(p, gpu::blockIdx.z);
+  if (seq.lq == 0) return;
+  const int a0 = seq.lk - seq.lq;  // position of the sequence's row 0 (§2)
+  const int t_first = floor_div(a0, kTcRows), t_last = floor_div(a0 + seq.lq - 1, kTcRows);
+  const int t = t_last - static_cast<int>(gpu::blockIdx.x);  // heaviest tiles first
+  if (t < t_first) return;
+  const int h = gpu::blockIdx.y, g = h / (p.hq / p.hkv);
+  const int tid = gpu::threadIdx.x, wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32, quad = lane % 4;
+
+  // Tile row j holds sequence row qi0 + j (position 128 t + j).
+  const int qi0 = t * kTcRows - a0;
+  const int q_first = gpu::max_int(0, -qi0), q_end = gpu::min_int(kTcRows, seq.lq - qi0);
+  // Every valid row of the tile visits the same blocks: the last one's count.
+  const int n_last = dense_list_length(qi0 + q_end - 1, seq.lq, seq.lk, p.causal);
+  const int blocks = (n_last + kTcKeys - 1) / kTcKeys;
+
+  // This thread's two rows (fragment rows g and g + 8 of its warp's 16).
+  int i_row[2], n[2];
+  bool valid[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int j = wg * kTcWgRows + warp * 16 + lane / 4 + 8 * r;
+    i_row[r] = qi0 + j;
+    valid[r] = j >= q_first && j < q_end;
+    n[r] = valid[r] ? dense_list_length(i_row[r], seq.lq, seq.lk, p.causal) : 0;
+  }
+
+  float o[kDv];
+#pragma unroll
+  for (int i = 0; i < kDv; ++i) o[i] = 0.0f;
+  float m[2] = {0.0f, 0.0f}, l[2] = {0.0f, 0.0f};
+
+  if (blocks > 0) {
+    char* sQ = smem + Ly::kQ;
+    // Stage buffers by select, not by a local array indexed at run time (that
+    // would live in local memory).
+    auto sK = [&](int buf) { return smem + (buf ? Ly::kK1 : Ly::kK0); };
+    auto sV = [&](int buf) { return smem + (buf ? Ly::kV1 : Ly::kV0); };
+    auto stage_kv = [&](int b, int buf) {
+      const int end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
+      tc_stage_tile<D>(sK(buf), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      tc_stage_tile<D>(sV(buf), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    };
+    tc_stage_tile<D>(sQ, p.q, p.q_stride, seq.q0 + qi0, q_first, q_end, h);
+    stage_kv(0, 0);
+    gpu::copy_async_commit();
+
+    // Descriptors (§ layout above); k16 step kk adds to the start address field.
+    const std::uint64_t dq0 = gpu::smem_descriptor(sQ + wg * 8 * Ly::kRowGroupBytes, 128, Ly::kRowGroupBytes);
+    const std::uint64_t dk00 = gpu::smem_descriptor(sK(0), 128, Ly::kRowGroupBytes),
+                        dk01 = gpu::smem_descriptor(sK(1), 128, Ly::kRowGroupBytes);
+#if SAMEBITS_TC_V_STRIDES_SWAPPED
+    constexpr std::uint32_t kVLead = 128, kVStride = Ly::kRowGroupBytes;
+#else
+    constexpr std::uint32_t kVLead = Ly::kRowGroupBytes, kVStride = 128;
+#endif
+    const std::uint64_t dv00 = gpu::smem_descriptor(sV(0), kVLead, kVStride),
+                        dv01 = gpu::smem_descriptor(sV(1), kVLead, kVStride);
+    constexpr std::uint64_t kStepQK = 256 >> 4, kStepV = (2 * Ly::kRowGroupBytes) >> 4;
+
+    float s[kTcKeys / 2];
+#pragma unroll
+    for (int i = 0; i < kTcKeys / 2; ++i) s[i] = 0.0f;
+
+    for (int b = 0; b < blocks; ++b) {
+      const int buf = b & 1;
+      if (b + 1 < blocks) stage_kv(b + 1, buf ^ 1);
+      gpu::copy_async_commit();
+      gpu::copy_async_wait<1>();  // this block's K, V (and Q) have landed for this thread
+      gpu::fence_proxy_async_shared();
+      gpu::block_barrier();  // ... for every thread
+
+      // §4.1 S = Q K^T over d in k16 steps, the first with scale-d = 0.
+#pragma unroll
+      for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(s[i]);
+      gpu::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < D / 16; ++kk)
+        gpu::wgmma_ss<kFmt, kTcKeys>(s, dq0 + kk * kStepQK, (buf ? dk01 : dk00) + kk * kStepQK, kk > 0 ? 1 : 0);
+      gpu::wgmma_commit();
+      gpu::wgmma_wait<0>();
+#pragma unroll
+      for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(s[i]);
+
+      // §4.2-4.3: t, the block max over members, p. s[i] is row 8 ((i/2) % 2)
+      // + g of the warp, key 8 (i/4) + 2 quad + i % 2 of the block.
+      const int key0 = b * kTcKeys;
+      float mb[2] = {max_identity(), max_identity()};
+#pragma unroll
+      for (int i = 0; i < kTcKeys / 2; ++i) {
+        const int r = (i / 2) % 2, x = key0 + 8 * (i / 4) + 2 * quad + i % 2;
+        s[i] = mul_rn(s[i], p.scale);
+        mb[r] = x < n[r] ? max_num(mb[r], s[i]) : mb[r];
+      }
+      float m_new[2], alpha[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        mb[r] = max_num(mb[r], gpu::shuffle_xor(mb[r], 1));
+        mb[r] = max_num(mb[r], gpu::shuffle_xor(mb[r], 2));
+        m_new[r] = b > 0 ? max_num(m[r], mb[r]) : mb[r];
+        alpha[r] = b > 0 ? L::exp(sub_rn(m[r], m_new[r])) : 1.0f;
+      }
+#pragma unroll
+      for (int i = 0; i < kTcKeys / 2; ++i) {
+        const int r = (i / 2) % 2, x = key0 + 8 * (i / 4) + 2 * quad + i % 2;
+        s[i] = x < n[r] ? L::exp(sub_rn(s[i], m_new[r])) : 0.0f;
+      }
+      // §4.4 fold: rescale (later blocks), then the thread's columns chunk by chunk.
+#pragma unroll
+      for (int r = 0; r < 2; ++r) l[r] = b > 0 ? mul_rn(l[r], alpha[r]) : 0.0f;
+      if (b > 0) {
+#pragma unroll
+        for (int i = 0; i < kDv; ++i) o[i] = mul_rn(o[i], alpha[(i / 2) % 2]);
+      }
+#pragma unroll
+      for (int c = 0; c < kTcKeys / 8; ++c) {
+        l[0] = add_rn(add_rn(l[0], s[4 * c]), s[4 * c + 1]);
+        l[1] = add_rn(add_rn(l[1], s[4 * c + 2]), s[4 * c + 3]);
+      }
+      m[0] = m_new[0];
+      m[1] = m_new[1];
+
+      // §4.4 P^ = rnd(p): register j of k16 step kk is (p[8kk + 2j], p[8kk + 2j + 1])
+      // — rows g, g+8, g, g+8 and keys 16kk + 2 quad (+8 for j >= 2): wgmma's A fragment.
+      std::uint32_t pa[kTcKeys / 16][4];
+#pragma unroll
+      for (int kk = 0; kk < kTcKeys / 16; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) pa[kk][j] = gpu::pack2<kFmt>(s[8 * kk + 2 * j], s[8 * kk + 2 * j + 1]);
+
+      // §4.4 o: the block's 8 k16 key groups in order; the very first step with scale-d = 0.
+#pragma unroll
+      for (int i = 0; i < kDv; ++i) gpu::fence_operand(o[i]);
+      gpu::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kTcKeys / 16; ++kk)
+        gpu::wgmma_rs<kFmt, D, 1>(o, pa[kk], (buf ? dv01 : dv00) + kk * kStepV, (b > 0 || kk > 0) ? 1 : 0);
+      gpu::wgmma_commit();
+      gpu::wgmma_wait<0>();
+#pragma unroll
+      for (int i = 0; i < kDv; ++i) gpu::fence_operand(o[i]);
+      gpu::block_barrier();  // every warpgroup is done with this stage before it is refilled
+    }
+
+    // §4.5 l = (l0 + l1) + (l2 + l3): lane q adds lane q ^ 1's, then lane q ^ 2's
+    // (IEEE addition commutes: the four lanes get the same bits).
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      l[r] = add_rn(l[r], gpu::shuffle_xor(l[r], 1));
+      l[r] = add_rn(l[r], gpu::shuffle_xor(l[r], 2));
+    }
+  }
+
+  // §4.5-4.6 finish and store, each element rounded once; empty lists: o = +0, lse = -inf.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (!valid[r]) continue;
+    const std::int64_t row = seq.q0 + i_row[r];
+    const bool empty = blocks == 0;
+    const float lse = empty ? fp::from_bits(0xff800000u) : add_rn(m[r], L::log(l[r]));
+    const std::int64_t base = row * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
+#pragma unroll
+    for (int i = 0; i < kDv; ++i) {
+      if ((i / 2) % 2 != r) continue;
+      const int col = 8 * (i / 4) + 2 * quad + i % 2;
+      const float v = empty ? 0.0f : tc::zero_canonical(div_rn(o[i], l[r]));
+      store_from_f32(p.o, Out, base + col, v);
+    }
+    if (quad == 0) p.lse[row * p.hq + h] = canonical(lse);
+  }
+}
+
+}  // namespace samebits::kernels::attention::cuda

@@ -1,0 +1,765 @@
+// tests/device/kernels/attention_tc_check.cu — the sm90-tensor-core forward
+// (kernels/src/cuda/attention_tc_fwd_kernel.cuh) against its CPU reference
+// (reference_tc.hpp through reference_forward with DenseProblem::policy =
+// sm90_tensor_core), bit for bit; the wgmma building blocks alone; the
+// invariances; the refusals; and its speed beside the fma-chain kernel.
+//
+//   attention_tc_check [--quick] [--sections layout,grid,invariance,errors,bench]
+//                      [--filter SUBSTR] [--out DIR] [--threads N] [--bench-reps N]
+//
+// layout      one warpgroup runs the kernel's own copy loop, descriptors and
+//             wgmma wrappers on small integers (every product and sum exact):
+//             S = Q K^T (A, B from shared memory, K-major), O = P V (A from
+//             registers through pack2, V N-major) under both readings of the
+//             N-major descriptor's byte offsets; mismatches against integer
+//             arithmetic. Tells a layout error from an arithmetic one.
+// grid        o and lse, GPU vs the CPU reference under tc::kHardwareParams,
+//             every point with a flipped-bit control; where a point mismatches,
+//             the reference is also run with the other zero_exponent rules and
+//             their mismatch counts are reported (which rule the hardware
+//             follows, measured through the kernel).
+// invariance  GPU vs GPU: batch (packed varlen vs each sequence alone),
+//             prefill vs chunked prefill vs decode (the last rows), head split
+//             (tensor parallelism: the heads of kv groups launched apart),
+//             100 repeats (digests).
+// errors      the refusals: fp32 inputs, misaligned strides, other Params,
+//             the backward.
+// bench       Qwen3-8B shapes (hq 32, hkv 8, D 128, causal, bf16, one
+//             sequence) S = 512 .. 16384: ms (CUDA events, median of N after
+//             warm-up), TFLOP/s (4 S^2 D hq / 2), beside the fma-chain kernel
+//             on the same inputs; nvcc and cr libm.
+// One JSON line per point (stdout and DIR/attention_tc_check.jsonl). Exit 1
+// when a check fails (the bench never fails), 2 on a CUDA error.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "samebits/kernels/attention/api.hpp"
+#include "samebits/kernels/attention/reference_api.hpp"
+#include "samebits/kernels/attention/tensor_core.hpp"
+#include "samebits/kernels/dtype.hpp"
+
+#include "../../../kernels/src/cuda/attention_tc_fwd_kernel.cuh"
+#include "check_common.cuh"
+
+namespace sk = samebits::kernels;
+namespace sa = samebits::kernels::attention;
+namespace sm90 = samebits::mma::sm90;
+using check::compare;
+using check::Compare;
+using check::control;
+using check::DeviceBuffer;
+using check::hex;
+using check::HostTensor;
+using check::random_tensor;
+using check::rounded;
+
+namespace {
+
+struct Options {
+  bool quick = false;
+  std::string sections = "layout,grid,invariance,errors,bench", filter, out_dir;
+  unsigned threads = 0;
+  int bench_reps = 20;
+  bool has(const char* s) const { return ("," + sections + ",").find(std::string(",") + s + ",") != std::string::npos; }
+};
+
+FILE* g_jsonl = nullptr;
+void emit(const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+  if (g_jsonl) {
+    std::fprintf(g_jsonl, "%s\n", line.c_str());
+    std::fflush(g_jsonl);
+  }
+}
+
+// ---- layout: the building blocks on exact integers --------------------------
+
+// One warpgroup: S = Q K^T (64 x 128, d = D) and O = P V (64 x D, keys = 128)
+// with P = S rounded to the operand format (exact: |S| <= D for entries in
+// {-1, 0, 1}), V read through the N-major descriptor (lead, stride).
+template <int D, sm90::Format F>
+__global__ void __launch_bounds__(128) layout_kernel(const std::uint16_t* q, const std::uint16_t* k,
+                                                     const std::uint16_t* v, float* s_out, float* o_out,
+                                                     std::uint32_t v_lead, std::uint32_t v_stride) {
+  namespace sc = samebits::kernels::attention::cuda;
+  using Ly = sc::TcLayout<D>;
+  extern __shared__ float4 smem4[];
+  char* smem = reinterpret_cast<char*>(smem4);
+  char* sQ = smem;
+  char* sK = smem + Ly::kTileBytes;
+  char* sV = smem + 2 * Ly::kTileBytes;
+  // tc_stage_tile walks 256 threads; here 128 do, twice.
+  constexpr int kChunks = Ly::kChunks;
+  for (int e = threadIdx.x; e < 128 * kChunks; e += 128) {
+    const int r8 = e % 8, rest = e / 8, c = rest % kChunks, r = (rest / kChunks) * 8 + r8;
+    samebits::gpu::copy_async_16_or_zero(sQ + e * 16, q + r * D + c * 8, r < 64);
+    samebits::gpu::copy_async_16_or_zero(sK + e * 16, k + r * D + c * 8, true);
+    samebits::gpu::copy_async_16_or_zero(sV + e * 16, v + r * D + c * 8, true);
+  }
+  samebits::gpu::copy_async_commit();
+  samebits::gpu::copy_async_wait<0>();
+  samebits::gpu::fence_proxy_async_shared();
+  __syncthreads();
+  float s[64];
+  for (int i = 0; i < 64; ++i) s[i] = 0.0f;
+  const std::uint64_t dq = samebits::gpu::smem_descriptor(sQ, 128, Ly::kRowGroupBytes);
+  const std::uint64_t dk = samebits::gpu::smem_descriptor(sK, 128, Ly::kRowGroupBytes);
+  const std::uint64_t dv = samebits::gpu::smem_descriptor(sV, v_lead, v_stride);
+  for (int i = 0; i < 64; ++i) samebits::gpu::fence_operand(s[i]);
+  samebits::gpu::wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) samebits::gpu::wgmma_ss<F, 128>(s, dq + kk * 16, dk + kk * 16, kk > 0);
+  samebits::gpu::wgmma_commit();
+  samebits::gpu::wgmma_wait<0>();
+  for (int i = 0; i < 64; ++i) samebits::gpu::fence_operand(s[i]);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, quad = lane % 4;
+  for (int i = 0; i < 64; ++i) {
+    const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * quad + i % 2;
+    s_out[row * 128 + col] = s[i];
+  }
+  std::uint32_t pa[8][4];
+#pragma unroll
+  for (int kk = 0; kk < 8; ++kk)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) pa[kk][j] = samebits::gpu::pack2<F>(s[8 * kk + 2 * j], s[8 * kk + 2 * j + 1]);
+  float o[D / 2];
+  for (int i = 0; i < D / 2; ++i) o[i] = 0.0f;
+  for (int i = 0; i < D / 2; ++i) samebits::gpu::fence_operand(o[i]);
+  samebits::gpu::wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < 8; ++kk)
+    samebits::gpu::wgmma_rs<F, D, 1>(o, pa[kk], dv + kk * ((2 * Ly::kRowGroupBytes) >> 4), kk > 0);
+  samebits::gpu::wgmma_commit();
+  samebits::gpu::wgmma_wait<0>();
+  for (int i = 0; i < D / 2; ++i) samebits::gpu::fence_operand(o[i]);
+  for (int i = 0; i < D / 2; ++i) {
+    const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * quad + i % 2;
+    o_out[row * D + col] = o[i];
+  }
+}
+
+template <int D, sm90::Format F>
+bool layout_case(const char* fmt_name) {
+  std::mt19937_64 rng(7 + D);
+  auto enc = [](int x) -> std::uint16_t {  // -1, 0, 1 in bf16 / fp16
+    if (x == 0) return 0;
+    const std::uint16_t one = F == sm90::Format::bf16 ? 0x3f80 : 0x3c00;
+    return x > 0 ? one : static_cast<std::uint16_t>(one | 0x8000);
+  };
+  std::vector<int> qi(64 * D), ki(128 * D), vi(128 * D);
+  for (int& x : qi) x = static_cast<int>(rng() % 3) - 1;
+  for (int& x : ki) x = static_cast<int>(rng() % 3) - 1;
+  for (int& x : vi) x = static_cast<int>(rng() % 3) - 1;
+  std::vector<std::uint16_t> q16(128 * D, 0), k16(128 * D), v16(128 * D);
+  for (int i = 0; i < 64 * D; ++i) q16[i] = enc(qi[i]);
+  for (int i = 0; i < 128 * D; ++i) k16[i] = enc(ki[i]), v16[i] = enc(vi[i]);
+  std::vector<long> s_want(64 * 128), o_want(64 * D, 0);
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 128; ++c) {
+      long a = 0;
+      for (int e = 0; e < D; ++e) a += long{qi[r * D + e]} * ki[c * D + e];
+      s_want[r * 128 + c] = a;
+    }
+  for (int r = 0; r < 64; ++r)
+    for (int e = 0; e < D; ++e) {
+      long a = 0;
+      for (int x = 0; x < 128; ++x) a += s_want[r * 128 + x] * vi[x * D + e];
+      o_want[r * D + e] = a;
+    }
+  DeviceBuffer dq(q16.size() * 2), dk(k16.size() * 2), dv(v16.size() * 2), ds(64 * 128 * 4), dout(64 * D * 4);
+  dq.upload(q16.data());
+  dk.upload(k16.data());
+  dv.upload(v16.data());
+  using Ly = samebits::kernels::attention::cuda::TcLayout<D>;
+  const int bytes = 3 * Ly::kTileBytes;
+  CHECK_CUDA(cudaFuncSetAttribute(layout_kernel<D, F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  bool pass = true;
+  const std::uint32_t readings[2][2] = {{Ly::kRowGroupBytes, 128}, {128, Ly::kRowGroupBytes}};
+  for (int rd = 0; rd < 2; ++rd) {
+    ds.poison();
+    dout.poison();
+    layout_kernel<D, F><<<1, 128, bytes>>>(dq.as<std::uint16_t>(), dk.as<std::uint16_t>(), dv.as<std::uint16_t>(),
+                                          ds.as<float>(), dout.as<float>(), readings[rd][0], readings[rd][1]);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<float> s(64 * 128), o(64 * D);
+    CHECK_CUDA(cudaMemcpy(s.data(), ds.ptr, s.size() * 4, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(o.data(), dout.ptr, o.size() * 4, cudaMemcpyDeviceToHost));
+    long s_bad = 0, o_bad = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) s_bad += s[i] != static_cast<float>(s_want[i]);
+    for (std::size_t i = 0; i < o.size(); ++i) o_bad += o[i] != static_cast<float>(o_want[i]);
+    // The kernel's reading (SAMEBITS_TC_V_STRIDES_SWAPPED = 0) is rd = 0.
+    const bool kernel_reading = rd == SAMEBITS_TC_V_STRIDES_SWAPPED;
+    if (kernel_reading) pass = pass && s_bad == 0 && o_bad == 0;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "{\"section\":\"layout\",\"format\":\"%s\",\"D\":%d,\"v_lead\":%u,\"v_stride\":%u,"
+                  "\"kernel_reading\":%s,\"s_mismatch\":%ld,\"o_mismatch\":%ld}",
+                  fmt_name, D, readings[rd][0], readings[rd][1], kernel_reading ? "true" : "false", s_bad, o_bad);
+    emit(line);
+  }
+  return pass;
+}
+
+// ---- grid: GPU vs the CPU reference -------------------------------------------
+
+struct Point {
+  sa::Libm libm = sa::Libm::nvcc;
+  bool causal = true;
+  int d = 128, hq = 4, hkv = 2;
+  sk::DType dtype = sk::DType::bf16, o_dtype = sk::DType::bf16;
+  std::vector<std::int32_t> cu_q{0}, cu_k{0};
+  std::string tag;
+  std::uint64_t seed = 1;
+  std::string name() const {
+    return std::string("libm=") + sa::libm_name(libm) + " causal=" + (causal ? "1" : "0") + " D=" + std::to_string(d) +
+           " " + tag + " hq=" + std::to_string(hq) + " hkv=" + std::to_string(hkv) + " dtype=" + sk::dtype_name(dtype) +
+           " o=" + sk::dtype_name(o_dtype);
+  }
+  std::int64_t rows() const { return cu_q.back(); }
+  std::int64_t kv_rows() const { return cu_k.back(); }
+  int num_seqs() const { return static_cast<int>(cu_q.size()) - 1; }
+};
+
+int max_len(const std::vector<std::int32_t>& cu) {
+  int m = 0;
+  for (std::size_t s = 0; s + 1 < cu.size(); ++s) m = std::max(m, cu[s + 1] - cu[s]);
+  return m;
+}
+sa::Strides dense_strides(int heads, int d) { return sa::Strides{static_cast<std::int64_t>(heads) * d, d}; }
+
+// Device copies of a point's inputs and its forward outputs.
+struct Run {
+  const Point& pt;
+  DeviceBuffer cu_q, cu_k, q, k, v, o, lse;
+  Run(const Point& p)
+      : pt(p),
+        cu_q(p.cu_q.size() * 4),
+        cu_k(p.cu_k.size() * 4),
+        q(p.rows() * p.hq * p.d * sk::dtype_size(p.dtype)),
+        k(p.kv_rows() * p.hkv * p.d * sk::dtype_size(p.dtype)),
+        v(p.kv_rows() * p.hkv * p.d * sk::dtype_size(p.dtype)),
+        o(p.rows() * p.hq * p.d * sk::dtype_size(p.o_dtype)),
+        lse(p.rows() * p.hq * 4) {
+    cu_q.upload(p.cu_q.data());
+    cu_k.upload(p.cu_k.data());
+  }
+  sa::ForwardParams params(sa::Policy policy = sa::Policy::sm90_tensor_core) const {
+    sa::ForwardParams f;
+    f.cu_seqlens_q = cu_q.as<std::int32_t>();
+    f.cu_seqlens_k = cu_k.as<std::int32_t>();
+    f.num_seqs = pt.num_seqs();
+    f.max_seqlen_q = max_len(pt.cu_q);
+    f.max_seqlen_k = max_len(pt.cu_k);
+    f.total_q = pt.rows();
+    f.total_k = pt.kv_rows();
+    f.hq = pt.hq;
+    f.hkv = pt.hkv;
+    f.d = pt.d;
+    f.causal = pt.causal;
+    f.scale = sa::default_scale(pt.d);
+    f.in_dtype = pt.dtype;
+    f.libm = pt.libm;
+    f.policy = policy;
+    f.mma = sa::tc::kHardwareParams;
+    f.q = q.ptr;
+    f.k = k.ptr;
+    f.v = v.ptr;
+    f.o = o.ptr;
+    f.lse = lse.as<float>();
+    f.q_stride = f.o_stride = dense_strides(pt.hq, pt.d);
+    f.k_stride = f.v_stride = dense_strides(pt.hkv, pt.d);
+    f.o_dtype = pt.o_dtype;
+    return f;
+  }
+  sa::HostSeqlens host() const { return sa::HostSeqlens{pt.cu_q.data(), pt.cu_k.data()}; }
+};
+
+struct Inputs {
+  HostTensor q, k, v;
+};
+Inputs make_inputs(const Point& pt) {
+  std::mt19937_64 rng(pt.seed);
+  Inputs in;
+  in.q = random_tensor(pt.dtype, pt.rows() * pt.hq * pt.d, rng);
+  in.k = random_tensor(pt.dtype, pt.kv_rows() * pt.hkv * pt.d, rng);
+  in.v = random_tensor(pt.dtype, pt.kv_rows() * pt.hkv * pt.d, rng);
+  return in;
+}
+
+sa::DenseProblem dense_problem(const Point& pt, const sm90::Params& mma) {
+  sa::DenseProblem dp;
+  dp.cu_q = pt.cu_q;
+  dp.cu_k = pt.cu_k;
+  dp.hq = pt.hq;
+  dp.hkv = pt.hkv;
+  dp.d = pt.d;
+  dp.causal = pt.causal;
+  dp.scale = sa::default_scale(pt.d);
+  dp.policy = sa::Policy::sm90_tensor_core;
+  dp.in_dtype = pt.dtype;
+  dp.mma = mma;
+  return dp;
+}
+
+// The CPU reference's o (rounded to the point's o dtype) and lse.
+void reference(const Point& pt, const Inputs& in, const sm90::Params& mma, unsigned threads, HostTensor& o,
+               HostTensor& lse) {
+  const auto qf = in.q.widened(), kf = in.k.widened(), vf = in.v.widened();
+  std::vector<float> o_ref(qf.size()), lse_ref(static_cast<std::size_t>(pt.rows() * pt.hq));
+  sa::reference_forward(pt.libm, dense_problem(pt, mma), qf.data(), kf.data(), vf.data(), o_ref.data(),
+                        lse_ref.data(), threads);
+  o = rounded(pt.o_dtype, o_ref);
+  lse = rounded(sk::DType::f32, lse_ref);
+}
+
+void gpu_forward(Run& r, const Inputs& in) {
+  r.q.upload(in.q.bytes.data());
+  r.k.upload(in.k.bytes.data());
+  r.v.upload(in.v.bytes.data());
+  r.o.poison();
+  r.lse.poison();
+  CHECK_STATUS(sa::forward(r.params(), r.host()));
+  CHECK_CUDA(cudaDeviceSynchronize());
+}
+
+bool check_point(const Point& pt, const Options& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Inputs in = make_inputs(pt);
+  HostTensor o_want, lse_want;
+  reference(pt, in, sa::tc::kHardwareParams, opt.threads, o_want, lse_want);
+  const double ref_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Run r(pt);
+  gpu_forward(r, in);
+  const Compare co = compare(r.o, o_want), cl = compare(r.lse, lse_want);
+  std::mt19937_64 pick(pt.seed ^ 0x5eedull);
+  const bool ctl_o = control(r.o, o_want, o_want.n ? static_cast<std::int64_t>(pick() % o_want.n) : 0, co.mismatches);
+  const bool ctl_l =
+      control(r.lse, lse_want, lse_want.n ? static_cast<std::int64_t>(pick() % lse_want.n) : 0, cl.mismatches);
+  const bool pass = co.mismatches == 0 && cl.mismatches == 0 && ctl_o && ctl_l;
+  // Where the point mismatches: the other zero rules, to say which one the kernel's bits follow.
+  std::string others;
+  if (!pass) {
+    const sm90::ZeroExponent rules[] = {sm90::ZeroExponent::format_min, sm90::ZeroExponent::ignored,
+                                        sm90::ZeroExponent::fixed_m126};
+    const char* names[] = {"fmin", "ignored", "m126"};
+    for (int i = 0; i < 3; ++i) {
+      sm90::Params m = sa::tc::kHardwareParams;
+      if (m.zero_exponent == rules[i]) continue;
+      m.zero_exponent = rules[i];
+      HostTensor o2, l2;
+      reference(pt, in, m, opt.threads, o2, l2);
+      others += std::string(others.empty() ? "" : ",") + "\"Z=" + names[i] + "\":" +
+                std::to_string(compare(r.o, o2).mismatches + compare(r.lse, l2).mismatches);
+    }
+  }
+  char first[200] = "";
+  if (co.first >= 0)
+    std::snprintf(first, sizeof first, ",\"first_mismatch\":{\"tensor\":\"o\",\"index\":%lld,\"got\":\"0x%x\",\"want\":\"0x%x\"}",
+                  static_cast<long long>(co.first), co.got, co.want);
+  else if (cl.first >= 0)
+    std::snprintf(first, sizeof first, ",\"first_mismatch\":{\"tensor\":\"lse\",\"index\":%lld,\"got\":\"0x%x\",\"want\":\"0x%x\"}",
+                  static_cast<long long>(cl.first), cl.got, cl.want);
+  char line[1536];
+  std::snprintf(line, sizeof line,
+                "{\"section\":\"grid\",\"point\":\"%s\",\"fingerprint\":\"%s\",\"mismatch\":{\"o\":%lld,\"lse\":%lld},"
+                "\"digest\":{\"o\":\"%s\",\"lse\":\"%s\"},\"control\":{\"o\":%s,\"lse\":%s}%s%s%s%s,\"ref_s\":%.2f,"
+                "\"pass\":%s}",
+                pt.name().c_str(), sa::tc::fingerprint(pt.libm, sa::tc::kHardwareParams).c_str(),
+                static_cast<long long>(co.mismatches), static_cast<long long>(cl.mismatches), hex(co.digest).c_str(),
+                hex(cl.digest).c_str(), ctl_o ? "true" : "false", ctl_l ? "true" : "false", first,
+                others.empty() ? "" : ",\"mismatch_under_other_zero_rules\":{", others.c_str(), others.empty() ? "" : "}",
+                ref_s, pass ? "true" : "false");
+  emit(line);
+  return pass;
+}
+
+Point make_point(sa::Libm libm, bool causal, int d, std::vector<std::int32_t> lq, std::vector<std::int32_t> lk, int hq,
+                 int hkv, sk::DType t, std::string tag, std::uint64_t seed) {
+  Point p;
+  p.libm = libm;
+  p.causal = causal;
+  p.d = d;
+  p.hq = hq;
+  p.hkv = hkv;
+  p.dtype = p.o_dtype = t;
+  for (std::size_t s = 0; s < lq.size(); ++s) {
+    p.cu_q.push_back(p.cu_q.back() + lq[s]);
+    p.cu_k.push_back(p.cu_k.back() + lk[s]);
+  }
+  p.tag = std::move(tag);
+  p.seed = seed;
+  return p;
+}
+
+std::vector<Point> grid(const Options& opt) {
+  std::vector<Point> pts;
+  std::uint64_t seed = 100;
+  struct Shape {
+    std::vector<std::int32_t> lq, lk;
+    const char* tag;
+  };
+  std::vector<Shape> shapes = {{{1}, {1}, "S=1"},
+                               {{100}, {100}, "S=100"},
+                               {{37, 130, 1, 300}, {200, 130, 300, 1}, "varlen=37/200,130/130,1/300,300/1"}};
+  if (!opt.quick) shapes.push_back({{1000}, {1000}, "S=1000"});
+  for (sa::Libm l : {sa::Libm::nvcc, sa::Libm::cr})
+    for (sk::DType t : {sk::DType::bf16, sk::DType::f16})
+      for (int d : {64, 128})
+        for (int causal = 0; causal < 2; ++causal)
+          for (const Shape& s : shapes) {
+            if (l == sa::Libm::cr && opt.quick && d == 64) continue;
+            pts.push_back(make_point(l, causal != 0, d, s.lq, s.lk, 4, 2, t, s.tag, ++seed));
+          }
+  // f32 outputs, GQA 32/8, and one long sequence.
+  Point p = make_point(sa::Libm::nvcc, true, 128, {300}, {300}, 8, 2, sk::DType::bf16, "S=300", ++seed);
+  p.o_dtype = sk::DType::f32;
+  pts.push_back(p);
+  pts.push_back(make_point(sa::Libm::nvcc, true, 128, {512}, {512}, 32, 8, sk::DType::bf16, "S=512", ++seed));
+  if (!opt.quick) pts.push_back(make_point(sa::Libm::cr, true, 128, {4096}, {4096}, 2, 1, sk::DType::bf16, "S=4096", ++seed));
+  return pts;
+}
+
+// ---- invariance: GPU vs GPU -----------------------------------------------------
+
+struct Bits {
+  HostTensor o, lse;
+};
+Bits fetch(const Run& r) {
+  Bits b;
+  b.o.resize(r.pt.o_dtype, r.pt.rows() * r.pt.hq * r.pt.d);
+  b.lse.resize(sk::DType::f32, r.pt.rows() * r.pt.hq);
+  CHECK_CUDA(cudaMemcpy(b.o.bytes.data(), r.o.ptr, b.o.bytes.size(), cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(b.lse.bytes.data(), r.lse.ptr, b.lse.bytes.size(), cudaMemcpyDeviceToHost));
+  return b;
+}
+// Rows [r0, r0 + n) of a [rows, heads, d] tensor, heads [h0, h0 + nh).
+HostTensor slice(const HostTensor& t, int heads, int d, std::int64_t r0, std::int64_t n, int h0 = 0, int nh = -1) {
+  if (nh < 0) nh = heads;
+  HostTensor s;
+  s.resize(t.t, n * nh * d);
+  const int es = sk::dtype_size(t.t);
+  for (std::int64_t r = 0; r < n; ++r)
+    for (int h = 0; h < nh; ++h)
+      std::memcpy(s.bytes.data() + ((r * nh + h) * d) * es, t.bytes.data() + (((r0 + r) * heads + h0 + h) * d) * es,
+                  static_cast<std::size_t>(d) * es);
+  return s;
+}
+std::int64_t diff(const HostTensor& a, const HostTensor& b) {
+  std::int64_t n = 0;
+  for (std::int64_t i = 0; i < a.n; ++i) n += a.encoding(i) != b.encoding(i);
+  return n + (a.n != b.n ? 1 : 0);
+}
+// A one-bit change must be seen (the comparison's negative control).
+bool diff_control(const HostTensor& a) {
+  if (a.n == 0) return true;
+  HostTensor b = a;
+  b.bytes[0] ^= 1u;
+  return diff(a, b) == 1;
+}
+
+void emit_invariance(const char* what, const std::string& point, std::int64_t o, std::int64_t lse, bool ctl, bool pass) {
+  char line[768];
+  std::snprintf(line, sizeof line,
+                "{\"section\":\"invariance\",\"check\":\"%s\",\"point\":\"%s\",\"mismatch\":{\"o\":%lld,\"lse\":%lld},"
+                "\"control\":%s,\"pass\":%s}",
+                what, point.c_str(), static_cast<long long>(o), static_cast<long long>(lse), ctl ? "true" : "false",
+                pass ? "true" : "false");
+  emit(line);
+}
+
+bool invariance(const Options& opt) {
+  bool all = true;
+  for (sk::DType t : {sk::DType::bf16, sk::DType::f16})
+    for (int causal = 0; causal < 2; ++causal) {
+      // Batch: packed sequences vs each alone.
+      const std::vector<std::int32_t> lq = {300, 1, 77, 129}, lk = {300, 200, 77, 400};
+      Point packed = make_point(sa::Libm::nvcc, causal != 0, 128, lq, lk, 8, 2, t, "varlen", 900 + causal);
+      const Inputs in = make_inputs(packed);
+      Run rp(packed);
+      gpu_forward(rp, in);
+      const Bits bp = fetch(rp);
+      std::int64_t mo = 0, ml = 0;
+      for (std::size_t s = 0; s < lq.size(); ++s) {
+        Point one = make_point(sa::Libm::nvcc, causal != 0, 128, {lq[s]}, {lk[s]}, 8, 2, t, "alone", 0);
+        Inputs i1;
+        i1.q = slice(in.q, 8, 128, packed.cu_q[s], lq[s]);
+        i1.k = slice(in.k, 2, 128, packed.cu_k[s], lk[s]);
+        i1.v = slice(in.v, 2, 128, packed.cu_k[s], lk[s]);
+        Run r1(one);
+        gpu_forward(r1, i1);
+        const Bits b1 = fetch(r1);
+        mo += diff(b1.o, slice(bp.o, 8, 128, packed.cu_q[s], lq[s]));
+        ml += diff(b1.lse, slice(bp.lse, 8, 1, packed.cu_q[s], lq[s]));
+      }
+      bool ctl = diff_control(bp.o);
+      bool pass = mo == 0 && ml == 0 && ctl;
+      emit_invariance("batch", packed.name(), mo, ml, ctl, pass);
+      all = all && pass;
+
+      // Tensor parallelism: the kv groups' heads launched apart (hq 8 / hkv 2 -> two launches of 4 / 1).
+      mo = ml = 0;
+      for (int grp = 0; grp < 2; ++grp) {
+        Point part = packed;
+        part.hq = 4;
+        part.hkv = 1;
+        Inputs ip;
+        ip.q = slice(in.q, 8, 128, 0, packed.rows(), 4 * grp, 4);
+        ip.k = slice(in.k, 2, 128, 0, packed.kv_rows(), grp, 1);
+        ip.v = slice(in.v, 2, 128, 0, packed.kv_rows(), grp, 1);
+        Run rr(part);
+        gpu_forward(rr, ip);
+        const Bits b = fetch(rr);
+        mo += diff(b.o, slice(bp.o, 8, 128, 0, packed.rows(), 4 * grp, 4));
+        HostTensor l = slice(bp.lse, 8, 1, 0, packed.rows(), 4 * grp, 4);
+        ml += diff(b.lse, l);
+      }
+      pass = mo == 0 && ml == 0;
+      emit_invariance("head_split", packed.name(), mo, ml, ctl, pass);
+      all = all && pass;
+      if (!causal) continue;
+
+      // Prefill vs chunked prefill vs decode: one sequence of 700; chunks of 256 + 200 + 243 rows
+      // (each with all keys before it) and the last 3 rows as decode steps.
+      Point full = make_point(sa::Libm::nvcc, true, 128, {700}, {700}, 8, 2, t, "S=700", 1234);
+      const Inputs fin = make_inputs(full);
+      Run rf(full);
+      gpu_forward(rf, fin);
+      const Bits bf = fetch(rf);
+      std::int64_t co = 0, cl = 0, dco = 0, dcl = 0;
+      const int chunks[][2] = {{0, 256}, {256, 200}, {456, 244}};
+      for (const auto& c : chunks) {
+        Point ch = make_point(sa::Libm::nvcc, true, 128, {c[1]}, {c[0] + c[1]}, 8, 2, t, "chunk", 0);
+        Inputs ic;
+        ic.q = slice(fin.q, 8, 128, c[0], c[1]);
+        ic.k = slice(fin.k, 2, 128, 0, c[0] + c[1]);
+        ic.v = slice(fin.v, 2, 128, 0, c[0] + c[1]);
+        Run rc(ch);
+        gpu_forward(rc, ic);
+        const Bits b = fetch(rc);
+        co += diff(b.o, slice(bf.o, 8, 128, c[0], c[1]));
+        cl += diff(b.lse, slice(bf.lse, 8, 1, c[0], c[1]));
+      }
+      for (int row = 697; row < 700; ++row) {
+        Point dc = make_point(sa::Libm::nvcc, true, 128, {1}, {row + 1}, 8, 2, t, "decode", 0);
+        Inputs id;
+        id.q = slice(fin.q, 8, 128, row, 1);
+        id.k = slice(fin.k, 2, 128, 0, row + 1);
+        id.v = slice(fin.v, 2, 128, 0, row + 1);
+        Run rd(dc);
+        gpu_forward(rd, id);
+        const Bits b = fetch(rd);
+        dco += diff(b.o, slice(bf.o, 8, 128, row, 1));
+        dcl += diff(b.lse, slice(bf.lse, 8, 1, row, 1));
+      }
+      // Under format_min zero products (attention-tc.md §7-8) these may differ: reported, the
+      // condition written in the doc; every other invariance must hold.
+      emit_invariance("chunked_prefill", full.name(), co, cl, diff_control(bf.o), co == 0 && cl == 0);
+      emit_invariance("decode", full.name(), dco, dcl, diff_control(bf.o), dco == 0 && dcl == 0);
+      if (sa::tc::zero_products_neutral(sa::tc::kHardwareParams)) all = all && co == 0 && cl == 0 && dco == 0 && dcl == 0;
+
+      // Repeats: 100 launches into fresh allocations, one digest.
+      if (t == sk::DType::bf16) {
+        std::uint64_t d0 = 0;
+        int differ = 0;
+        for (int rep = 0; rep < 100; ++rep) {
+          Run rr(full);
+          gpu_forward(rr, fin);
+          const Bits b = fetch(rr);
+          const std::uint64_t d = check::fnv1a(b.o.bytes.data(), b.o.bytes.size()) ^
+                                  check::fnv1a(b.lse.bytes.data(), b.lse.bytes.size());
+          if (rep == 0) d0 = d;
+          differ += d != d0;
+        }
+        char line[256];
+        std::snprintf(line, sizeof line, "{\"section\":\"invariance\",\"check\":\"repeats\",\"runs\":100,\"differ\":%d,\"pass\":%s}",
+                      differ, differ == 0 ? "true" : "false");
+        emit(line);
+        all = all && differ == 0;
+      }
+    }
+  (void)opt;
+  return all;
+}
+
+// ---- errors: the refusals ---------------------------------------------------------
+
+bool errors() {
+  bool all = true;
+  Point p = make_point(sa::Libm::nvcc, true, 128, {64}, {64}, 4, 2, sk::DType::bf16, "S=64", 5);
+  Run r(p);
+  auto expect = [&](const char* what, sa::ForwardParams f, const char* needle) {
+    r.o.poison();
+    const sa::Status s = sa::forward(f, r.host());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    HostTensor o;
+    o.resize(p.o_dtype, p.rows() * p.hq * p.d);
+    CHECK_CUDA(cudaMemcpy(o.bytes.data(), r.o.ptr, o.bytes.size(), cudaMemcpyDeviceToHost));
+    bool untouched = true;
+    for (unsigned char b : o.bytes) untouched = untouched && b == 0xff;
+    const bool ok = !s.ok() && s.message.find(needle) != std::string::npos && untouched;
+    char line[768];
+    std::snprintf(line, sizeof line, "{\"section\":\"errors\",\"case\":\"%s\",\"refused\":%s,\"output_untouched\":%s,\"message\":\"%s\",\"pass\":%s}",
+                  what, s.ok() ? "false" : "true", untouched ? "true" : "false", s.message.c_str(), ok ? "true" : "false");
+    emit(line);
+    all = all && ok;
+  };
+  sa::ForwardParams f = r.params();
+  f.in_dtype = sk::DType::f32;
+  f.o_dtype = sk::DType::f32;
+  expect("fp32 inputs", f, "float32");
+  f = r.params();
+  f.q_stride.row = 4 * 128 + 4;
+  expect("q row stride not a multiple of 8", f, "16-byte");
+  f = r.params();
+  f.mma.zero_exponent = sm90::ZeroExponent::ignored == sa::tc::kHardwareParams.zero_exponent
+                            ? sm90::ZeroExponent::format_min
+                            : sm90::ZeroExponent::ignored;
+  expect("other model parameters", f, "other arithmetic");
+  f = r.params();
+  f.tile_rows = 64;
+  expect("tile_rows", f, "tile_rows");
+  sa::BackwardParams b;
+  b.policy = sa::Policy::sm90_tensor_core;
+  const sa::Status s = sa::backward(b, r.host());
+  const bool ok = !s.ok() && s.message.find("no GPU backward kernel") != std::string::npos;
+  char line[512];
+  std::snprintf(line, sizeof line, "{\"section\":\"errors\",\"case\":\"backward\",\"refused\":%s,\"message\":\"%s\",\"pass\":%s}",
+                s.ok() ? "false" : "true", s.message.c_str(), ok ? "true" : "false");
+  emit(line);
+  return all && ok;
+}
+
+// ---- bench ---------------------------------------------------------------------------
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void bench(const Options& opt) {
+  const int seqs[] = {512, 1024, 2048, 4096, 8192, 16384};
+  for (int s : seqs)
+    for (sa::Libm l : {sa::Libm::nvcc, sa::Libm::cr}) {
+      Point p = make_point(l, true, 128, {s}, {s}, 32, 8, sk::DType::bf16, "S=" + std::to_string(s), 77);
+      const Inputs in = make_inputs(p);
+      Run r(p);
+      r.q.upload(in.q.bytes.data());
+      r.k.upload(in.k.bytes.data());
+      r.v.upload(in.v.bytes.data());
+      cudaEvent_t e0, e1;
+      CHECK_CUDA(cudaEventCreate(&e0));
+      CHECK_CUDA(cudaEventCreate(&e1));
+      auto time = [&](sa::Policy pol, int reps) {
+        const sa::ForwardParams f = r.params(pol);
+        for (int w = 0; w < 3; ++w) CHECK_STATUS(sa::forward(f, r.host()));
+        std::vector<float> ms;
+        for (int i = 0; i < reps; ++i) {
+          CHECK_CUDA(cudaEventRecord(e0));
+          CHECK_STATUS(sa::forward(f, r.host()));
+          CHECK_CUDA(cudaEventRecord(e1));
+          CHECK_CUDA(cudaEventSynchronize(e1));
+          float t = 0;
+          CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
+          ms.push_back(t);
+        }
+        return median(ms);
+      };
+      const float tc_ms = time(sa::Policy::sm90_tensor_core, opt.bench_reps);
+      const float fma_ms = s <= 8192 ? time(sa::Policy::fma_chain, std::max(3, opt.bench_reps / 4)) : -1.0f;
+      const double flops = 4.0 * s * s * 128.0 * 32 / 2;
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "{\"section\":\"bench\",\"shape\":\"Qwen3-8B hq=32 hkv=8 D=128 causal bf16\",\"S\":%d,\"libm\":\"%s\","
+                    "\"tc_fwd_ms\":%.4f,\"tc_tflops\":%.1f,\"fma_chain_fwd_ms\":%.4f,\"fma_over_tc\":%.2f}",
+                    s, sa::libm_name(l), tc_ms, flops / tc_ms / 1e9, fma_ms, fma_ms > 0 ? fma_ms / tc_ms : -1.0);
+      emit(line);
+      cudaEventDestroy(e0);
+      cudaEventDestroy(e1);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--quick") opt.quick = true;
+    else if (a == "--sections") opt.sections = next();
+    else if (a == "--filter") opt.filter = next();
+    else if (a == "--out") opt.out_dir = next();
+    else if (a == "--threads") opt.threads = static_cast<unsigned>(std::stoul(next()));
+    else if (a == "--bench-reps") opt.bench_reps = std::stoi(next());
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: attention_tc_check [--quick] [--sections layout,grid,invariance,errors,bench] [--filter S]\n"
+                  "                          [--out DIR] [--threads N] [--bench-reps N]\n"
+                  "The sm90-tensor-core attention forward vs its CPU reference, bit for bit (see the header comment).\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "unknown argument %s (--help)\n", a.c_str());
+      return 2;
+    }
+  }
+  if (!opt.out_dir.empty()) {
+    const std::string f = opt.out_dir + "/attention_tc_check.jsonl";
+    g_jsonl = std::fopen(f.c_str(), "w");
+    if (!g_jsonl) {
+      std::fprintf(stderr, "cannot write %s\n", f.c_str());
+      return 2;
+    }
+  }
+  std::printf("{\"fingerprint_nvcc\":\"%s\",\"kernel_v_reading\":%d}\n",
+              sa::tc::fingerprint(sa::Libm::nvcc, sa::tc::kHardwareParams).c_str(), SAMEBITS_TC_V_STRIDES_SWAPPED);
+  bool pass = true;
+  int failed = 0, total = 0;
+  if (opt.has("layout")) {
+    for (bool ok : {layout_case<64, sm90::Format::bf16>("bf16"), layout_case<128, sm90::Format::bf16>("bf16"),
+                    layout_case<64, sm90::Format::f16>("f16"), layout_case<128, sm90::Format::f16>("f16")}) {
+      ++total;
+      failed += !ok;
+      pass = pass && ok;
+    }
+  }
+  if (opt.has("grid"))
+    for (const Point& p : grid(opt)) {
+      if (!opt.filter.empty() && p.name().find(opt.filter) == std::string::npos) continue;
+      const bool ok = check_point(p, opt);
+      ++total;
+      failed += !ok;
+      pass = pass && ok;
+    }
+  if (opt.has("invariance")) {
+    const bool ok = invariance(opt);
+    ++total;
+    failed += !ok;
+    pass = pass && ok;
+  }
+  if (opt.has("errors")) {
+    const bool ok = errors();
+    ++total;
+    failed += !ok;
+    pass = pass && ok;
+  }
+  if (opt.has("bench")) bench(opt);
+  std::printf("{\"summary\":{\"checks\":%d,\"failed\":%d,\"pass\":%s}}\n", total, failed, pass ? "true" : "false");
+  if (g_jsonl) std::fclose(g_jsonl);
+  return pass ? 0 : 1;
+}
