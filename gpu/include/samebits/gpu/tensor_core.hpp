@@ -2,7 +2,9 @@
 // for the sm90-tensor-core kernels (kernels/src/cuda/attention_tc_*), by
 // operand format and N, over the raw instructions of arch/nvptx_sm90.hpp.
 // NVIDIA sm_90a only (CUDA translation units compiled with
-// -gencode arch=compute_90a,code=sm_90a); including it elsewhere is an error.
+// -gencode arch=compute_90a,code=sm_90a), or the fiber emulator
+// (SAMEBITS_GPU_EMULATOR: arch/emulator_sm90.hpp, the model in place of the
+// hardware); including it elsewhere is an error.
 //
 //   smem_descriptor(p, lbo, sbo)       a no-swizzle matrix descriptor
 //   wgmma_ss<F, N>(d, da, db, scale_d) D = A B (+ D), A, B from shared memory (K-major)
@@ -21,10 +23,16 @@
 #include "samebits/gpu/backend.hpp"
 #include "samebits/libm/mma/sm90.hpp"
 
-#if !defined(SAMEBITS_GPU_CUDA) || !defined(SAMEBITS_LANG_CUDA)
-#  error "samebits/gpu/tensor_core.hpp: wgmma exists only in CUDA device code for sm_90a"
+#include "samebits/gpu/arch.hpp"
+#if defined(SAMEBITS_GPU_CUDA) && defined(SAMEBITS_LANG_CUDA)
+#  include "samebits/gpu/arch/nvptx_sm90.hpp"
+#  define SAMEBITS_TC_FUNC __device__ __forceinline__
+#elif defined(SAMEBITS_GPU_EMU)
+#  include "samebits/gpu/arch/emulator_sm90.hpp"
+#  define SAMEBITS_TC_FUNC inline
+#else
+#  error "samebits/gpu/tensor_core.hpp: wgmma exists only in CUDA device code for sm_90a (or the fiber emulator)"
 #endif
-#include "samebits/gpu/arch/nvptx_sm90.hpp"
 
 namespace samebits::gpu {
 
@@ -39,27 +47,35 @@ using arch::sm90::wgmma_fence;
 using arch::sm90::wgmma_wait;
 
 template <Format F, int N>
-__device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d) {
+SAMEBITS_TC_FUNC void wgmma_ss(float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d) {
   static_assert(N == 64 || N == 128, "wgmma_ss: N = 64 or 128");
+#if defined(SAMEBITS_GPU_EMU)
+  arch::sm90::wgmma_ss<N>(F, d, da, db, scale_d);
+#else
   if constexpr (F == Format::bf16 && N == 64) arch::sm90::wgmma_ss_bf16_n64(d, da, db, scale_d);
   else if constexpr (F == Format::bf16) arch::sm90::wgmma_ss_bf16_n128(d, da, db, scale_d);
   else if constexpr (N == 64) arch::sm90::wgmma_ss_f16_n64(d, da, db, scale_d);
   else arch::sm90::wgmma_ss_f16_n128(d, da, db, scale_d);
+#endif
 }
 
 template <Format F, int N, int TransB>
-__device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t db,
+SAMEBITS_TC_FUNC void wgmma_rs(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t db,
                                          int scale_d) {
   static_assert(N == 64 || N == 128, "wgmma_rs: N = 64 or 128");
   static_assert(TransB == 0 || TransB == 1, "wgmma_rs: TransB is 0 (K-major B) or 1 (N-major B)");
+#if defined(SAMEBITS_GPU_EMU)
+  arch::sm90::wgmma_rs<N>(F, d, a, db, scale_d, TransB == 1);
+#else
   if constexpr (F == Format::bf16 && N == 64) arch::sm90::wgmma_rs_bf16_n64<TransB>(d, a, db, scale_d);
   else if constexpr (F == Format::bf16) arch::sm90::wgmma_rs_bf16_n128<TransB>(d, a, db, scale_d);
   else if constexpr (N == 64) arch::sm90::wgmma_rs_f16_n64<TransB>(d, a, db, scale_d);
   else arch::sm90::wgmma_rs_f16_n128<TransB>(d, a, db, scale_d);
+#endif
 }
 
 template <Format F>
-__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+SAMEBITS_TC_FUNC std::uint32_t pack2(float lo, float hi) {
   if constexpr (F == Format::bf16) return arch::sm90::pack_bf16x2(lo, hi);
   else return arch::sm90::pack_f16x2(lo, hi);
 }

@@ -1,0 +1,136 @@
+// samebits/gpu/arch/emulator_sm90.hpp — the names of arch/nvptx_sm90.hpp for
+// the fiber emulator (SAMEBITS_GPU_EMULATOR): the tensor-core kernels' source
+// run on the CPU. wgmma is executed at once, each thread computing its own
+// accumulator elements with the tensor-core model (samebits::mma::sm90, under
+// `params` below, tc::kHardwareParams by default) from shared memory read
+// through the descriptor as the PTX ISA's canonical no-swizzle layouts say:
+//   K-major (imm-trans 0): element (row, k) at start + (row/8)*SBO + (k/8)*LBO + (row%8)*16 + (k%8)*2
+//   N-major (imm-trans-b 1): element (k, n) at start + (n/8)*SBO + (k/8)*LBO + (k%8)*16 + (n%8)*2
+// and A fragments in registers gathered from the quad's lanes (lane
+// exchanges). What this checks: that a kernel forms the products, groups,
+// orders, scale-d flags, fragments and conversions its policy says, given
+// that reading of the layouts. What it cannot: the hardware's reading of a
+// descriptor and its arithmetic (tests/device/kernels/attention_tc_check.cu:
+// its layout section and its grid).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "samebits/libm/mma/sm90.hpp"
+
+namespace samebits::gpu::arch::sm90 {
+
+namespace emu_state {
+// Descriptors hold shared addresses relative to this base (the emulating
+// program's shared array; set it before a launch), as the hardware's hold
+// shared-window addresses.
+inline const void* shared_base = nullptr;
+// The arithmetic the emulated tensor cores perform.
+inline mma::sm90::Params params{};
+// cvt.rn.{bf16,f16}.f32 (round to nearest even, fp16 overflow to inf, NaN
+// canonical): the emulating program sets them (gpu/ sits below the kernels'
+// dtype conversions, samebits/kernels/dtype.hpp).
+inline std::uint16_t (*to_bf16)(float) = nullptr;
+inline std::uint16_t (*to_f16)(float) = nullptr;
+}  // namespace emu_state
+
+inline std::uint64_t smem_descriptor(const void* p, std::uint32_t lbo_bytes, std::uint32_t sbo_bytes) {
+  const auto addr = static_cast<std::uint32_t>(static_cast<const char*>(p) -
+                                               static_cast<const char*>(emu_state::shared_base));
+  std::uint64_t d = 0;
+  d |= static_cast<std::uint64_t>((addr & 0x3ffffu) >> 4);
+  d |= static_cast<std::uint64_t>((lbo_bytes & 0x3ffffu) >> 4) << 16;
+  d |= static_cast<std::uint64_t>((sbo_bytes & 0x3ffffu) >> 4) << 32;
+  return d;
+}
+
+inline void wgmma_fence() {}
+inline void wgmma_commit() {}
+template <int N>
+inline void wgmma_wait() {}
+inline void fence_proxy_async_shared() {}
+inline void fence_operand(float&) {}
+
+inline void copy_async_16_or_zero(void* smem_dst, const void* gmem_src, bool valid) {
+  if (valid) std::memcpy(smem_dst, gmem_src, 16);
+  else std::memset(smem_dst, 0, 16);
+}
+template <int N>
+inline void copy_async_wait() {}
+
+inline std::uint32_t pack_bf16x2(float lo, float hi) {
+  return std::uint32_t{emu_state::to_bf16(lo)} | (std::uint32_t{emu_state::to_bf16(hi)} << 16);
+}
+inline std::uint32_t pack_f16x2(float lo, float hi) {
+  return std::uint32_t{emu_state::to_f16(lo)} | (std::uint32_t{emu_state::to_f16(hi)} << 16);
+}
+
+namespace emu_detail {
+
+struct Desc {
+  const unsigned char* start;
+  std::uint32_t lbo, sbo;
+};
+inline Desc decode(std::uint64_t d) {
+  const auto* base = static_cast<const unsigned char*>(emu_state::shared_base);
+  return Desc{base + ((d & 0x3fffu) << 4), static_cast<std::uint32_t>(((d >> 16) & 0x3fffu) << 4),
+              static_cast<std::uint32_t>(((d >> 32) & 0x3fffu) << 4)};
+}
+inline std::uint16_t load16(const unsigned char* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+// Element (mn, k) of a K-major operand, or (k, mn) of an MN-major one.
+inline std::uint16_t at(const Desc& d, int mn, int k, bool mn_major) {
+  if (!mn_major) return load16(d.start + (mn / 8) * d.sbo + (k / 8) * d.lbo + (mn % 8) * 16 + (k % 8) * 2);
+  return load16(d.start + (mn / 8) * d.sbo + (k / 8) * d.lbo + (k % 8) * 16 + (mn % 8) * 2);
+}
+// The thread's accumulator element i of m64nNk16: row, column.
+inline int frag_row(unsigned t, int i) { return 16 * static_cast<int>((t % 128) / 32) + static_cast<int>(t % 32) / 4 + 8 * ((i / 2) % 2); }
+inline int frag_col(unsigned t, int i) { return 8 * (i / 4) + 2 * static_cast<int>(t % 4) + i % 2; }
+
+template <int N>
+void step(mma::sm90::Format f, float (&d)[N / 2], const std::uint16_t (*a)[16], const Desc& b, bool b_mn_major,
+          int scale_d) {
+  const unsigned t = emu::current_block()->current->linear;
+  for (int i = 0; i < N / 2; ++i) {
+    const int r = (i / 2) % 2, n = frag_col(t, i);
+    std::uint16_t bk[16];
+    for (int k = 0; k < 16; ++k) bk[k] = at(b, n, k, b_mn_major);
+    const std::uint32_t res = scale_d ? mma::sm90::dot_add(f, a[r], bk, 16, fp::to_bits(d[i]), emu_state::params)
+                                      : mma::sm90::dot(f, a[r], bk, 16, emu_state::params);
+    d[i] = fp::from_bits(res);
+  }
+}
+
+}  // namespace emu_detail
+
+template <int N>
+void wgmma_ss(mma::sm90::Format f, float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d) {
+  const unsigned t = emu::current_block()->current->linear;
+  const emu_detail::Desc A = emu_detail::decode(da), B = emu_detail::decode(db);
+  std::uint16_t a[2][16];
+  for (int r = 0; r < 2; ++r)
+    for (int k = 0; k < 16; ++k) a[r][k] = emu_detail::at(A, emu_detail::frag_row(t, 2 * r), k, false);
+  emu_detail::step<N>(f, d, a, B, false, scale_d);
+}
+
+// A fragment: register j of lane (g, q) holds A(g + 8 (j % 2), 2q + 8 (j / 2) + {0, 1}), low half first.
+template <int N>
+void wgmma_rs(mma::sm90::Format f, float (&d)[N / 2], const std::uint32_t (&ra)[4], std::uint64_t db, int scale_d,
+              bool trans_b) {
+  const unsigned lane = emu::current_block()->current->linear & 31u, q = lane % 4;
+  std::uint32_t regs[4][4];  // [quad lane][register]
+  for (unsigned mask = 0; mask < 4; ++mask)
+    for (int j = 0; j < 4; ++j) regs[q ^ mask][j] = mask == 0 ? ra[j] : shuffle_xor(ra[j], mask);
+  std::uint16_t a[2][16];
+  for (int qq = 0; qq < 4; ++qq)
+    for (int j = 0; j < 4; ++j)
+      for (int e = 0; e < 2; ++e)
+        a[j % 2][2 * qq + 8 * (j / 2) + e] = static_cast<std::uint16_t>(regs[qq][j] >> (16 * e));
+  emu_detail::step<N>(f, d, a, emu_detail::decode(db), trans_b, scale_d);
+}
+
+}  // namespace samebits::gpu::arch::sm90
