@@ -1,9 +1,11 @@
-// The sm90-tensor-core forward kernel's own source
-// (kernels/src/cuda/attention_tc_fwd_kernel.cuh) run on the CPU by the fiber
+// The sm90-tensor-core forward and backward kernels' own source
+// (kernels/src/cuda/attention_tc_fwd_kernel.cuh, attention_tc_bwd_kernel.cuh
+// with the launcher's delta, fold and dq finish) run on the CPU by the fiber
 // emulator, its wgmma instructions executed by the tensor-core model
 // (gpu/arch/emulator_sm90.hpp), against the CPU reference of the policy
-// (reference_tc.hpp through reference_forward), bit for bit: o (in the input
-// dtype or f32) and lse, for causal and non-causal attention, packed varlen
+// (reference_tc.hpp through reference_forward / reference_backward), bit for
+// bit: o (in the input dtype or f32), lse, dq, dk, dv (and the handed-on dK/dV
+// accumulators), for causal and non-causal attention, packed varlen
 // sequences whose first row is not at a multiple of 128 positions, chunked
 // prefill, Lq > Lk (empty lists), decode, D 64 and 128, bf16 and f16, both
 // libms, threads in forward, reverse and shuffled order.
@@ -26,6 +28,8 @@
 
 #include "samebits/gpu/emulator.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
+#include "attention_bwd_delta_kernel.cuh"
+#include "attention_tc_bwd_kernel.cuh"
 #include "attention_tc_fwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
@@ -53,8 +57,8 @@ struct Shape {
 struct Case {
   sa::DenseProblem p;
   DType in;
-  std::vector<std::uint16_t> q, k, v;  // operand encodings
-  std::vector<float> qf, kf, vf;       // their exact widening
+  std::vector<std::uint16_t> q, k, v, dout;  // operand encodings
+  std::vector<float> qf, kf, vf, doutf;      // their exact widening
 };
 
 Case make_case(const Shape& s, int d, DType in, std::uint32_t seed) {
@@ -85,6 +89,7 @@ Case make_case(const Shape& s, int d, DType in, std::uint32_t seed) {
   fill(c.p.rows() * s.hq * d, c.q, c.qf);
   fill(c.p.kv_rows() * s.hkv * d, c.k, c.kf);
   fill(c.p.kv_rows() * s.hkv * d, c.v, c.vf);
+  fill(c.p.rows() * s.hq * d, c.dout, c.doutf);
   return c;
 }
 
@@ -188,6 +193,179 @@ const Shape kVarlen{{37, 1, 130}, {200, 1, 130}, false, 2, 1, "not causal varlen
 const Shape kChunks{{300, 5, 1}, {1, 140, 260}, true, 4, 2, "causal 300/1 (empty lists), 5/140, 1/260 (decode)"};
 const Shape kOffset{{200}, {333}, true, 2, 2, "causal chunked prefill 200/333 (rows start at position 133)"};
 
+// ---- the backward ------------------------------------------------------------
+
+struct Grads {
+  std::vector<std::uint32_t> dq, dk, dv;  // encodings
+  std::vector<float> accum_k, accum_v;    // the per-head accumulators before the fold
+};
+
+// The reference: forward (o rounded to its dtype, lse), then the backward
+// from the stored o, with optional handed-on accumulators.
+Grads reference_grads(const Case& c, Libm libm, DType grad_t, const std::vector<float>& o_stored,
+                      const std::vector<float>& lse, const std::vector<float>* acc_in) {
+  const std::size_t nq = c.qf.size(), nk = c.kf.size(), na = static_cast<std::size_t>(c.p.kv_rows() * c.p.hq * c.p.d);
+  std::vector<float> dq(nq), dk(nk), dv(nk);
+  Grads g;
+  g.accum_k.resize(na);
+  g.accum_v.resize(na);
+  sa::reference_backward_handover(libm, c.p, c.qf.data(), c.kf.data(), c.vf.data(), o_stored.data(), c.doutf.data(),
+                                  lse.data(), dq.data(), dk.data(), dv.data(), acc_in ? acc_in->data() : nullptr,
+                                  acc_in ? acc_in->data() + na : nullptr, g.accum_k.data(), g.accum_v.data(), 2);
+  auto enc = [&](const std::vector<float>& x) {
+    std::vector<std::uint32_t> e(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+      e[i] = grad_t == DType::f32    ? samebits::fp::to_bits(sk::canonical(x[i]))
+             : grad_t == DType::bf16 ? sk::f32_to_bf16(x[i])
+                                     : sk::f32_to_f16(x[i]);
+    return e;
+  };
+  g.dq = enc(dq);
+  g.dk = enc(dk);
+  g.dv = enc(dv);
+  return g;
+}
+
+std::vector<std::uint32_t> encodings(const std::vector<unsigned char>& b, DType t) {
+  const std::size_t n = b.size() / sk::dtype_size(t);
+  std::vector<std::uint32_t> e(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (t == DType::f32) std::memcpy(&e[i], b.data() + 4 * i, 4);
+    else {
+      std::uint16_t h;
+      std::memcpy(&h, b.data() + 2 * i, 2);
+      e[i] = h;
+    }
+  }
+  return e;
+}
+
+// attention_tc_launch_bwd.cu, run by the emulator: the workspace poisoned,
+// cleared where the launcher clears it; delta, the main kernel (blocks in
+// ticket order), the fold, dq's finish.
+template <int D, class L, DType In, DType OutO, DType Grad>
+Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, const std::vector<float>& lse,
+                   const std::vector<float>* acc_in, emu::Order order) {
+  const std::int64_t tq = c.p.rows(), tk = c.p.kv_rows(), hq = c.p.hq, hkv = c.p.hkv;
+  const std::int64_t rows_heads = tq * hq, na = tk * hq * D;
+  std::vector<float> delta(static_cast<std::size_t>(rows_heads), samebits::fp::from_bits(0x7fbadbadu));
+  std::vector<float> acc_k(static_cast<std::size_t>(na), samebits::fp::from_bits(0x7fbadbadu)), acc_v = acc_k;
+  std::vector<float> dq_acc(static_cast<std::size_t>(rows_heads * D), samebits::fp::from_bits(0x7fbadbadu));
+  std::vector<std::int32_t> flags(static_cast<std::size_t>(rows_heads + 1), 0x7fbadbad);
+  std::vector<unsigned char> dq(static_cast<std::size_t>(tq * hq * D) * sk::dtype_size(Grad), 0xff),
+      dk(static_cast<std::size_t>(tk * hkv * D) * sk::dtype_size(Grad), 0xff), dv = dk;
+  sa::BackwardParams p;
+  p.cu_seqlens_q = c.p.cu_q.data();
+  p.cu_seqlens_k = c.p.cu_k.data();
+  p.num_seqs = static_cast<int>(c.p.cu_q.size()) - 1;
+  p.max_seqlen_q = max_len(c.p.cu_q);
+  p.max_seqlen_k = max_len(c.p.cu_k);
+  p.total_q = tq;
+  p.total_k = tk;
+  p.hq = c.p.hq;
+  p.hkv = c.p.hkv;
+  p.d = D;
+  p.causal = c.p.causal;
+  p.scale = c.p.scale;
+  p.in_dtype = In;
+  p.libm = L::kLibm;
+  p.policy = sa::Policy::sm90_tensor_core;
+  p.q = c.q.data();
+  p.k = c.k.data();
+  p.v = c.v.data();
+  p.o = o_bytes.data();
+  p.dout = c.dout.data();
+  p.lse = lse.data();
+  p.dq = dq.data();
+  p.dk = dk.data();
+  p.dv = dv.data();
+  p.q_stride = p.o_stride = p.dout_stride = p.dq_stride = {hq * D, D};
+  p.k_stride = p.v_stride = p.dk_stride = p.dv_stride = {hkv * D, D};
+  p.o_dtype = OutO;
+  p.grad_dtype = Grad;
+  p.delta = delta.data();
+  p.accum_k = acc_k.data();
+  p.accum_v = acc_v.data();
+  p.dq_accum = dq_acc.data();
+  p.dq_flags = flags.data();
+  if (acc_in) {
+    p.accum_k_in = acc_in->data();
+    p.accum_v_in = acc_in->data() + na;
+  }
+  emu_sm90::shared_base = ac::smem4;
+  auto blocks_for = [](std::int64_t n) { return static_cast<unsigned>((n + ac::kThreads - 1) / ac::kThreads); };
+  std::fill(flags.begin(), flags.end(), 0);
+  if (tq > 0) {
+    std::fill(dq_acc.begin(), dq_acc.end(), 0.0f);
+    emu::launch({blocks_for(rows_heads), 1, 1}, ac::kThreads, [&] { ac::attention_bwd_delta_kernel<D, In, OutO>(p); },
+                {}, order);
+  }
+  if (tk > 0) {
+    const std::int64_t blocks = static_cast<std::int64_t>((p.max_seqlen_k + ac::kTcKeys - 1) / ac::kTcKeys) * hq *
+                                p.num_seqs;
+    emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads, [&] { ac::attention_tc_bwd_kernel<D, L, In>(p); },
+                {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
+    emu::launch({blocks_for(tk * hkv * D), 1, 1}, ac::kThreads, [&] { ac::attention_tc_bwd_fold_kernel<D, Grad>(p); },
+                {}, order);
+  }
+  if (tq > 0)
+    emu::launch({blocks_for(rows_heads * D), 1, 1}, ac::kThreads,
+                [&] { ac::attention_tc_bwd_dq_finish_kernel<D, Grad>(p); }, {}, order);
+  Grads g;
+  g.dq = encodings(dq, Grad);
+  g.dk = encodings(dk, Grad);
+  g.dv = encodings(dv, Grad);
+  g.accum_k = acc_k;
+  g.accum_v = acc_v;
+  return g;
+}
+
+std::int64_t float_mismatches(const std::vector<float>& a, const std::vector<float>& b) {
+  std::int64_t n = a.size() != b.size();
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    n += samebits::fp::to_bits(a[i]) != samebits::fp::to_bits(b[i]);
+  return n;
+}
+
+// Forward by the reference (o stored in OutO), then the backward both ways.
+template <int D, class L, DType In, DType OutO, DType Grad>
+void check_backward(const Shape& s, std::uint32_t seed, emu::Order order, bool handover = false) {
+  const Case c = make_case(s, D, In, seed);
+  std::vector<float> o(c.qf.size()), lse(static_cast<std::size_t>(c.p.rows() * c.p.hq));
+  sa::reference_forward(L::kLibm, c.p, c.qf.data(), c.kf.data(), c.vf.data(), o.data(), lse.data(), 2);
+  std::vector<unsigned char> o_bytes(o.size() * sk::dtype_size(OutO));
+  std::vector<float> o_stored(o.size());
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    sk::store_from_f32(o_bytes.data(), OutO, static_cast<std::int64_t>(i), o[i]);
+    o_stored[i] = sk::load_as_f32(o_bytes.data(), OutO, static_cast<std::int64_t>(i));
+  }
+  std::vector<float> acc_in;
+  if (handover) {
+    std::mt19937 rng(seed + 17);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    acc_in.resize(static_cast<std::size_t>(2 * c.p.kv_rows() * c.p.hq * D));
+    for (float& x : acc_in) x = nd(rng);
+  }
+  const Grads want = reference_grads(c, L::kLibm, Grad, o_stored, lse, handover ? &acc_in : nullptr);
+  const Grads got = run_backward<D, L, In, OutO, Grad>(c, o_bytes, lse, handover ? &acc_in : nullptr, order);
+  INFO(s.tag << " D=" << D << " in=" << sk::dtype_name(In) << " grad=" << sk::dtype_name(Grad)
+             << " libm=" << sa::libm_name(L::kLibm) << (handover ? " with hand-over" : ""));
+  CHECK(mismatches(got.dq, want.dq) == 0);
+  CHECK(mismatches(got.dk, want.dk) == 0);
+  CHECK(mismatches(got.dv, want.dv) == 0);
+  CHECK(float_mismatches(got.accum_k, want.accum_k) == 0);
+  CHECK(float_mismatches(got.accum_v, want.accum_v) == 0);
+  std::vector<std::uint32_t> planted = got.dk;
+  planted[planted.size() / 3] ^= 1u;
+  CHECK(mismatches(planted, want.dk) == mismatches(got.dk, want.dk) + 1);
+}
+
+void use_model() {
+  emu_sm90::params = sa::tc::kHardwareParams;
+  emu_sm90::to_bf16 = sk::f32_to_bf16;
+  emu_sm90::to_f16 = sk::f32_to_f16;
+}
+
 }  // namespace
 
 TEST_CASE("tc forward emulated == reference: bf16, D = 64 and 128, causal and varlen", "[tc][emulated]") {
@@ -220,4 +398,38 @@ TEST_CASE("tc forward emulated: the model is on the path (other parameters, othe
   const Out other = run_kernel<64, ac::NvccExpLog, DType::bf16, DType::bf16>(c, emu::Order::forward);
   emu_sm90::params = sa::tc::kHardwareParams;
   CHECK(mismatches(other.o, want.o) + mismatches(other.lse, want.lse) > 0);
+}
+
+TEST_CASE("tc backward emulated == reference: dq, dk, dv, accumulators", "[tc][emulated][backward]") {
+  use_model();
+  check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal130, 11, emu::Order::forward);
+  check_backward<128, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kVarlen, 12, emu::Order::reverse);
+  check_backward<64, ac::CrExpLog, DType::f16, DType::f16, DType::f32>(kChunks, 13, emu::Order::shuffled);
+  check_backward<128, ac::CrExpLog, DType::bf16, DType::f32, DType::bf16>(kOffset, 14, emu::Order::forward);
+}
+
+TEST_CASE("tc backward emulated == reference: handed-on accumulators (context parallelism)", "[tc][emulated][backward]") {
+  use_model();
+  // Rows start at position 144 (a multiple of 16, not of 64): the first tile holds zero rows.
+  const Shape part{{112}, {256}, true, 2, 1, "causal part 112/256 (rows from position 144)"};
+  check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(part, 15, emu::Order::reverse, true);
+}
+
+TEST_CASE("tc forward emulated: zero outputs are written +0 (attention-tc.md §7)", "[tc][emulated]") {
+  use_model();
+  // One head, 128 keys; column 0 of v is -0 for keys 0..20 and -1 after: row 20's column-0
+  // products are all negative zeros (members: p x -0; later keys in its block: +0 x -1), its raw
+  // o is -0, written +0 (the reference's example).
+  const Shape one{{128}, {128}, true, 1, 1, "causal S=128, v[:, 0] = -0 then -1"};
+  Case c = make_case(one, 64, DType::bf16, 21);
+  for (int key = 0; key < 128; ++key) {
+    const float x = key <= 20 ? -0.0f : -1.0f;
+    c.v[static_cast<std::size_t>(key) * 64] = sk::f32_to_bf16(x);
+    c.vf[static_cast<std::size_t>(key) * 64] = x;
+  }
+  const Out want = reference(c, Libm::nvcc, DType::bf16);
+  const Out got = run_kernel<64, ac::NvccExpLog, DType::bf16, DType::bf16>(c, emu::Order::forward);
+  CHECK(want.o[20 * 64] == 0u);  // +0, not 0x8000
+  CHECK(mismatches(got.o, want.o) == 0);
+  CHECK(mismatches(got.lse, want.lse) == 0);
 }

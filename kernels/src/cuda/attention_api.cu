@@ -56,6 +56,11 @@ Status forward(const ForwardParams& p, HostSeqlens host, void* stream) {
 
 Status backward(const BackwardParams& p, HostSeqlens host, void* stream) {
   if (Status s = validate::check_backward(p, host, kCuda); !s.ok()) return s;
+  if (p.policy == Policy::sm90_tensor_core) {
+    if (Status s = check_tc_device(); !s.ok()) return s;
+    if (p.total_q == 0 && p.total_k == 0) return Status{};
+    return check_launch(cuda::launch_tc_backward(p, static_cast<cudaStream_t>(stream)));
+  }
   if (p.total_q == 0 && p.total_k == 0) return Status{};
   return check_launch(cuda::launch_backward(p, static_cast<cudaStream_t>(stream)));
 }

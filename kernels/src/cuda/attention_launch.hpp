@@ -27,10 +27,11 @@ inline bool use_tall_tiles(const ProblemParams& p) {
 }
 cudaError_t launch_backward(const BackwardParams& p, cudaStream_t stream);
 
-// The sm90-tensor-core policy's forward (attention_tc_launch_fwd.cu, built
-// for sm_90a only: bf16/f16 inputs, D = 64 or 128, 16-byte aligned rows).
-// tc_kernels_built() is false in a build without it (attention_tc_absent.cu).
+// The sm90-tensor-core policy's forward and backward (attention_tc_launch_*.cu,
+// built for sm_90a only: bf16/f16 inputs, D = 64 or 128, 16-byte aligned rows).
+// tc_kernels_built() is false in a build without them (attention_tc_absent.cu).
 bool tc_kernels_built();
 cudaError_t launch_tc_forward(const ForwardParams& p, cudaStream_t stream);
+cudaError_t launch_tc_backward(const BackwardParams& p, cudaStream_t stream);
 
 }  // namespace samebits::kernels::attention::cuda

@@ -1,5 +1,5 @@
 // kernels/src/cuda/attention_tc_absent.cu — linked instead of
-// attention_tc_launch_fwd.cu when the build targets no sm_90a (-Dnvcc_arch
+// attention_tc_launch_fwd.cu and attention_tc_launch_bwd.cu when the build targets no sm_90a (-Dnvcc_arch
 // other than sm_90/sm_90a): the API then refuses the sm90-tensor-core policy
 // by name before any launch.
 #include "attention_launch.hpp"
@@ -9,5 +9,6 @@ namespace samebits::kernels::attention::cuda {
 bool tc_kernels_built() { return false; }
 
 cudaError_t launch_tc_forward(const ForwardParams&, cudaStream_t) { return cudaErrorNotSupported; }
+cudaError_t launch_tc_backward(const BackwardParams&, cudaStream_t) { return cudaErrorNotSupported; }
 
 }  // namespace samebits::kernels::attention::cuda

@@ -73,15 +73,16 @@ struct TcLayout {
   static_assert(kTcRows == kTcKeys, "Q and K/V tiles share one copy loop shape");
 };
 
-// Rows [first, end) of a [128 x D] tile from tensor rows row0 + r (head h),
+// Rows [first, end) of a [kRows x D] tile from tensor rows row0 + r (head h),
 // the other rows +0, into the core-matrix layout (cp.async, one group per
 // call site's commit).
-template <int D>
+template <int D, int kRows = kTcKeys>
 SAMEBITS_DEVICE_FUNC void tc_stage_tile(char* dst, const void* base, Strides st, std::int64_t row0, int first, int end,
                                         int h) {
+  static_assert(kRows % 8 == 0, "whole core matrices");
   constexpr int kChunks = TcLayout<D>::kChunks;
   const char* b = static_cast<const char*>(base);
-  for (int e = gpu::threadIdx.x; e < kTcKeys * kChunks; e += kTcThreads) {
+  for (int e = gpu::threadIdx.x; e < kRows * kChunks; e += kTcThreads) {
     const int r8 = e % 8, rest = e / 8, c = rest % kChunks, r = (rest / kChunks) * 8 + r8;
     const bool valid = r >= first && r < end;
     const char* src = valid ? b + ((row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c * 8) * 2 : b;

@@ -150,6 +150,26 @@ Status check_tensor(const void* ptr, DType t, Strides st, std::int64_t rows, int
   return ok();
 }
 
+namespace {
+// The sm90-tensor-core kernels copy 16-byte chunks of these tensors' rows
+// into shared memory.
+struct ChunkedTensor {
+  const void* ptr;
+  Strides st;
+  std::int64_t rows;
+  const char* name;
+};
+Status check_chunked(const ChunkedTensor* t, int n) {
+  for (int i = 0; i < n; ++i)
+    if (t[i].rows > 0 &&
+        (reinterpret_cast<std::uintptr_t>(t[i].ptr) % 16 != 0 || t[i].st.row % 8 != 0 || t[i].st.head % 8 != 0))
+      return fail(StatusCode::unsupported, std::string("policy sm90-tensor-core: ") + t[i].name +
+                                               " must be 16-byte aligned with row and head strides multiples of 8 "
+                                               "elements (its rows are copied in 16-byte chunks)");
+  return ok();
+}
+}  // namespace
+
 Status check_forward(const ForwardParams& p, HostSeqlens host, PointerQuery q) {
   if (Status s = check_problem(p, host); !s.ok()) return s;
   if (Status s = check_o_dtype(p.o_dtype, p.in_dtype); !s.ok()) return s;
@@ -160,27 +180,14 @@ Status check_forward(const ForwardParams& p, HostSeqlens host, PointerQuery q) {
   if (!(s = check_tensor(p.o, p.o_dtype, p.o_stride, p.total_q, p.hq, p.d, "o", q)).ok()) return s;
   if (!(s = check_pointer(p.lse, p.total_q * p.hq, 4, "lse", q)).ok()) return s;
   if (p.policy == Policy::sm90_tensor_core) {
-    // The kernel copies 16-byte chunks of q, k, v rows into shared memory.
-    const struct {
-      const void* ptr;
-      Strides st;
-      std::int64_t rows;
-      const char* name;
-    } t[] = {{p.q, p.q_stride, p.total_q, "q"}, {p.k, p.k_stride, p.total_k, "k"}, {p.v, p.v_stride, p.total_k, "v"}};
-    for (const auto& x : t)
-      if (x.rows > 0 && (reinterpret_cast<std::uintptr_t>(x.ptr) % 16 != 0 || x.st.row % 8 != 0 || x.st.head % 8 != 0))
-        return fail(StatusCode::unsupported, std::string("policy sm90-tensor-core: ") + x.name +
-                                                 " must be 16-byte aligned with row and head strides multiples of 8 "
-                                                 "elements (its rows are copied in 16-byte chunks)");
+    const ChunkedTensor t[] = {{p.q, p.q_stride, p.total_q, "q"}, {p.k, p.k_stride, p.total_k, "k"},
+                               {p.v, p.v_stride, p.total_k, "v"}};
+    if (Status s = check_chunked(t, 3); !s.ok()) return s;
   }
   return ok();
 }
 
 Status check_backward(const BackwardParams& p, HostSeqlens host, PointerQuery q) {
-  if (p.policy == Policy::sm90_tensor_core)
-    return fail(StatusCode::unsupported,
-                "no GPU backward kernel for policy sm90-tensor-core yet (the CPU reference computes it: "
-                "reference_backward, samebits_attention_reference_backward in the C ABI)");
   if (Status s = check_problem(p, host); !s.ok()) return s;
   if (Status s = check_o_dtype(p.o_dtype, p.in_dtype); !s.ok()) return s;
   if (p.grad_dtype != p.in_dtype && p.grad_dtype != DType::f32)
@@ -208,6 +215,24 @@ Status check_backward(const BackwardParams& p, HostSeqlens host, PointerQuery q)
   if (p.accum_k_in) {
     if (!(s = check_pointer(p.accum_k_in, w.accum, 4, "accum_k_in", q)).ok()) return s;
     if (!(s = check_pointer(p.accum_v_in, w.accum, 4, "accum_v_in", q)).ok()) return s;
+  }
+  if (p.policy == Policy::sm90_tensor_core) {
+    const ChunkedTensor t[] = {{p.q, p.q_stride, tq, "q"},
+                               {p.k, p.k_stride, tk, "k"},
+                               {p.v, p.v_stride, tk, "v"},
+                               {p.dout, p.dout_stride, tq, "dout"}};
+    if (!(s = check_chunked(t, 4)).ok()) return s;
+    // §6: a part that continues handed-on accumulators starts every sequence at a 16-row group.
+    if (p.accum_k_in)
+      for (int i = 0; i < p.num_seqs; ++i) {
+        const std::int64_t a0 = (std::int64_t{host.cu_k[i + 1]} - host.cu_k[i]) - (std::int64_t{host.cu_q[i + 1]} - host.cu_q[i]);
+        if (host.cu_q[i + 1] > host.cu_q[i] && ((a0 % tc::kRowGroup) + tc::kRowGroup) % tc::kRowGroup != 0)
+          return fail(StatusCode::unsupported,
+                      "policy sm90-tensor-core: handed-on dK/dV accumulators need every sequence to start at a " +
+                          std::to_string(tc::kRowGroup) + "-row group boundary: sequence " + std::to_string(i) +
+                          " starts at query position Lk - Lq = " + std::to_string(a0) + " (split queries at multiples of " +
+                          std::to_string(tc::kRowGroup) + " rows)");
+      }
   }
   return ok();
 }

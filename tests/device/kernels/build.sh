@@ -68,6 +68,7 @@ dev_obj kernels/src/cuda/sparse_mla_launch_fwd.cu
 dev_obj kernels/src/cuda/sparse_mla_launch_bwd.cu
 dev_obj kernels/src/cuda/sparse_mla_api.cu
 dev_obj kernels/src/cuda/attention_tc_launch_fwd.cu sm_90a
+dev_obj kernels/src/cuda/attention_tc_launch_bwd.cu sm_90a
 dev_obj tests/device/kernels/attention_check.cu
 dev_obj tests/device/kernels/attention_tc_check.cu sm_90a
 dev_obj tests/device/kernels/sparse_mla_check.cu
@@ -75,7 +76,7 @@ status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 [ $status -eq 0 ] || { echo "build failed" >&2; exit 1; }
 
-kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o "$B"/obj/attention_tc_launch_fwd.o
+kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o "$B"/obj/attention_tc_launch_fwd.o "$B"/obj/attention_tc_launch_bwd.o
        "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_launch_bwd.o "$B"/obj/sparse_mla_api.o "$B"/obj/attention_validate.o "$B"/obj/sparse_mla_validate.o
        "$B"/obj/attention_reference.o "$B"/obj/attention_reference_tc.o "$B"/obj/sparse_mla_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
 static=(-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -lpthread)

@@ -7,12 +7,14 @@
 // hardware); including it elsewhere is an error.
 //
 //   smem_descriptor(p, lbo, sbo)       a no-swizzle matrix descriptor
-//   wgmma_ss<F, N>(d, da, db, scale_d) D = A B (+ D), A, B from shared memory (K-major)
+//   wgmma_ss<F, N, TransB>(d, da, db, scale_d)
+//                                      D = A B (+ D), A (K-major), B from shared memory
 //   wgmma_rs<F, N, TransB>(d, a, db, scale_d)
 //                                      the same with A from registers
 //   pack2<F>(lo, hi)                   two fp32 values rounded to one .b32 of operands
 //   wgmma_fence / wgmma_commit / wgmma_wait<N> / fence_proxy_async_shared /
-//   fence_operand, copy_async_16_or_zero, copy_async_wait<N>
+//   fence_operand, copy_async_16_or_zero, copy_async_wait<N>,
+//   load_coherent2 / store_coherent2   two fp32 at L2 (other blocks' data)
 //
 // The arithmetic of one wgmma k16 step is what samebits::mma::sm90 models
 // (libm/include/samebits/libm/mma/sm90.hpp, docs/kernels/mma.md).
@@ -41,21 +43,26 @@ using arch::sm90::copy_async_16_or_zero;
 using arch::sm90::copy_async_wait;
 using arch::sm90::fence_operand;
 using arch::sm90::fence_proxy_async_shared;
+using arch::sm90::load_coherent2;
+using arch::sm90::store_coherent2;
 using arch::sm90::smem_descriptor;
 using arch::sm90::wgmma_commit;
 using arch::sm90::wgmma_fence;
 using arch::sm90::wgmma_wait;
 
-template <Format F, int N>
+template <Format F, int N, int TransB = 0>
 SAMEBITS_TC_FUNC void wgmma_ss(float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d) {
-  static_assert(N == 64 || N == 128, "wgmma_ss: N = 64 or 128");
+  static_assert(N == 32 || N == 64 || N == 128, "wgmma_ss: N = 32, 64 or 128");
+  static_assert(TransB == 0 || TransB == 1, "wgmma_ss: TransB is 0 (K-major B) or 1 (N-major B)");
 #if defined(SAMEBITS_GPU_EMU)
-  arch::sm90::wgmma_ss<N>(F, d, da, db, scale_d);
+  arch::sm90::wgmma_ss<N>(F, d, da, db, scale_d, TransB == 1);
 #else
-  if constexpr (F == Format::bf16 && N == 64) arch::sm90::wgmma_ss_bf16_n64(d, da, db, scale_d);
-  else if constexpr (F == Format::bf16) arch::sm90::wgmma_ss_bf16_n128(d, da, db, scale_d);
-  else if constexpr (N == 64) arch::sm90::wgmma_ss_f16_n64(d, da, db, scale_d);
-  else arch::sm90::wgmma_ss_f16_n128(d, da, db, scale_d);
+  if constexpr (F == Format::bf16 && N == 32) arch::sm90::wgmma_ss_bf16_n32<TransB>(d, da, db, scale_d);
+  else if constexpr (F == Format::bf16 && N == 64) arch::sm90::wgmma_ss_bf16_n64<TransB>(d, da, db, scale_d);
+  else if constexpr (F == Format::bf16) arch::sm90::wgmma_ss_bf16_n128<TransB>(d, da, db, scale_d);
+  else if constexpr (N == 32) arch::sm90::wgmma_ss_f16_n32<TransB>(d, da, db, scale_d);
+  else if constexpr (N == 64) arch::sm90::wgmma_ss_f16_n64<TransB>(d, da, db, scale_d);
+  else arch::sm90::wgmma_ss_f16_n128<TransB>(d, da, db, scale_d);
 #endif
 }
 

@@ -52,6 +52,15 @@ inline void wgmma_wait() {}
 inline void fence_proxy_async_shared() {}
 inline void fence_operand(float&) {}
 
+inline void load_coherent2(const float* p, float& x, float& y) {
+  x = p[0];
+  y = p[1];
+}
+inline void store_coherent2(float* p, float x, float y) {
+  p[0] = x;
+  p[1] = y;
+}
+
 inline void copy_async_16_or_zero(void* smem_dst, const void* gmem_src, bool valid) {
   if (valid) std::memcpy(smem_dst, gmem_src, 16);
   else std::memset(smem_dst, 0, 16);
@@ -108,13 +117,13 @@ void step(mma::sm90::Format f, float (&d)[N / 2], const std::uint16_t (*a)[16], 
 }  // namespace emu_detail
 
 template <int N>
-void wgmma_ss(mma::sm90::Format f, float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d) {
+void wgmma_ss(mma::sm90::Format f, float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d, bool trans_b) {
   const unsigned t = emu::current_block()->current->linear;
   const emu_detail::Desc A = emu_detail::decode(da), B = emu_detail::decode(db);
   std::uint16_t a[2][16];
   for (int r = 0; r < 2; ++r)
     for (int k = 0; k < 16; ++k) a[r][k] = emu_detail::at(A, emu_detail::frag_row(t, 2 * r), k, false);
-  emu_detail::step<N>(f, d, a, B, false, scale_d);
+  emu_detail::step<N>(f, d, a, B, trans_b, scale_d);
 }
 
 // A fragment: register j of lane (g, q) holds A(g + 8 (j % 2), 2q + 8 (j / 2) + {0, 1}), low half first.

@@ -1,0 +1,322 @@
+// kernels/src/cuda/attention_tc_bwd_kernel.cuh — the backward of the
+// sm90-tensor-core policy (docs/kernels/attention-tc.md §5, §6, §11) on
+// wgmma: one block (two warpgroups) per (key block of 128 keys, query head,
+// sequence), taken in ticket order as the fma-chain backward's
+// (attention_bwd_kernel.cuh: a block waits only for the block one key block
+// earlier, whose ticket is smaller). Warpgroup w owns keys 64 w .. 64 w + 63
+// of the block: their dK and dV accumulators (m64nD fragments) stay in
+// registers from +0 (or the handed-on values) to the end.
+//
+// The block walks query tiles of 64 POSITIONS [64 u, 64 u + 63] in ascending
+// order, from the tile holding the first row whose list has a member in the
+// block; rows outside the sequence are zero rows (Q, dO zero-filled). Per tile:
+//   S^T = K Q^T, dP^T = V dO^T   D/16 wgmma m64n64k16 over d, fresh (§5.2:
+//                                 the model is symmetric in its operands, so
+//                                 S^T has S's bits)
+//   p = exp(s scale - lse), ds = p (dp - delta) for members, +0 otherwise
+//   P^, dS^ = cvt.rn of the fragments (the A fragments of the next steps)
+//   dV += P^^T dO, dK += dS^^T Q  one wgmma m64nDk16 per 16-row group, only
+//                                 §6's visited groups (from the group of the
+//                                 block's first attending row to the group of
+//                                 the sequence's last row), scale-d = 1
+//   dQ partial = dS^ K           8 wgmma k16 steps over the block's keys,
+//                                 fresh (§5.3), dS^ through shared memory,
+//                                 each warpgroup D/2 of the columns
+//   dq_acc = add(dq_acc, partial) for the rows that visit the block, behind
+//                                 the tile's flag: key blocks in ascending order
+// At the end the per-head dK/dV accumulators go to the fp32 workspace; the
+// head fold (attention_tc_bwd_fold_kernel) and dq's finish write z(...)
+// (§7's zero rule) rounded once.
+#pragma once
+
+#include "attention_tc_fwd_kernel.cuh"
+
+namespace samebits::kernels::attention::cuda {
+
+inline constexpr int kTcBwdRows = 64;  // query positions per tile: 4 row groups of the dK/dV steps
+inline constexpr int kTcBwdGroups = kTcBwdRows / tc::kRowGroup;
+static_assert(kTcBwdRows % tc::kRowGroup == 0, "a tile is whole 16-row groups (§6)");
+static_assert(kTcKeys % kTcBwdRows == 0, "a causal block's first attending position starts a tile");
+static_assert(kTcKeys == 2 * kTcWgRows, "two warpgroups of 64 keys make a key block");
+
+template <int D>
+struct TcBwdLayout {
+  using Ly = TcLayout<D>;
+  static constexpr int kQTile = kTcBwdRows * D * 2;
+  // dS^ [64 query rows x 128 keys], K-major for dQ's A operand (K = keys).
+  static constexpr std::uint32_t kDsRowGroupBytes = (kTcKeys / 8) * 128;
+  static constexpr int kK = 0, kV = kK + Ly::kTileBytes, kQ0 = kV + Ly::kTileBytes, kDo0 = kQ0 + kQTile,
+                       kQ1 = kDo0 + kQTile, kDo1 = kQ1 + kQTile, kDs = kDo1 + kQTile,
+                       kLse = kDs + kTcBwdRows * kTcKeys * 2, kDelta = kLse + kTcBwdRows * 4,
+                       kTicket = kDelta + kTcBwdRows * 4, kBytes = kTicket + 16;
+  static_assert(kBytes <= 227 * 1024, "K, V, two Q/dO stages and dS fit an H200 block's shared memory");
+};
+
+// The flag of position tile `tile` (counted from the sequence's first) at
+// head h: a sequence has at most Lq tiles (each holds a row), so q0 + tile is
+// unique in [0, total_q).
+SAMEBITS_DEVICE_FUNC int* tc_dq_flag(const BackwardParams& p, std::int64_t q0, int tile, int h) {
+  return p.dq_flags + (q0 + tile) * p.hq + h;
+}
+
+template <int D, class L, DType In>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kernel(const BackwardParams p) {
+  using Ly = TcLayout<D>;
+  using Bl = TcBwdLayout<D>;
+  constexpr auto kFmt = tc::format_of(In);
+  constexpr int kAcc = D / 2;         // dK, dV registers (m64nD)
+  constexpr int kSt = kTcBwdRows / 2;  // S^T, dP^T registers (m64n64)
+  constexpr int kDqN = D / 2;         // dQ columns per warpgroup
+  constexpr int kDq = kDqN / 2;       // their registers
+  extern SAMEBITS_SHARED float4 smem4[];
+  char* smem = reinterpret_cast<char*>(smem4);
+  float* sLse = reinterpret_cast<float*>(smem + Bl::kLse);
+  float* sDelta = reinterpret_cast<float*>(smem + Bl::kDelta);
+  char* sDs = smem + Bl::kDs;
+  int* sTicket = reinterpret_cast<int*>(smem + Bl::kTicket);
+
+  const int tid = gpu::threadIdx.x;
+  if (tid == 0) *sTicket = gpu::fetch_add_agent(p.dq_flags + p.total_q * p.hq, 1);
+  gpu::block_barrier();
+  const int ticket = *sTicket;
+  const int per_block = p.hq * p.num_seqs;
+  const int kb = ticket / per_block, h = ticket % p.hq, seq_index = (ticket % per_block) / p.hq;
+  const Sequence seq = sequence_of(p, seq_index);
+  const int key0 = kb * kTcKeys;
+  if (key0 >= seq.lk) return;
+  const int g = h / (p.hq / p.hkv);
+  const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32, quad = lane % 4;
+  const int valid_keys = gpu::min_int(kTcKeys, seq.lk - key0);
+
+  tc_stage_tile<D>(smem + Bl::kK, p.k, p.k_stride, seq.k0 + key0, 0, valid_keys, g);
+  tc_stage_tile<D>(smem + Bl::kV, p.v, p.v_stride, seq.k0 + key0, 0, valid_keys, g);
+  gpu::copy_async_commit();
+
+  // Accumulator element i: key 64 wg + 16 warp + lane/4 + 8 ((i/2) % 2) of the
+  // block, column 8 (i/4) + 2 quad + i % 2.
+  auto acc_key = [&](int i) { return wg * kTcWgRows + warp * 16 + lane / 4 + 8 * ((i / 2) % 2); };
+  auto acc_col = [&](int i) { return 8 * (i / 4) + 2 * quad + i % 2; };
+  const std::int64_t acc_row = static_cast<std::int64_t>(p.hq) * D;
+  float ak[kAcc], av[kAcc];
+#pragma unroll
+  for (int i = 0; i < kAcc; ++i) {
+    const bool in = p.accum_k_in != nullptr && acc_key(i) < valid_keys;
+    const std::int64_t a = (seq.k0 + key0 + acc_key(i)) * acc_row + static_cast<std::int64_t>(h) * D + acc_col(i);
+    ak[i] = in ? p.accum_k_in[a] : 0.0f;
+    av[i] = in ? p.accum_v_in[a] : 0.0f;
+  }
+
+  // The tiles and row groups this block visits (§6).
+  const int a0 = seq.lk - seq.lq;
+  const int a_first = p.causal ? gpu::max_int(a0, key0) : a0;  // the first row with a member here
+  const int a_last = a0 + seq.lq - 1;
+  const int g_first = floor_div(a_first, tc::kRowGroup), g_last = floor_div(a_last, tc::kRowGroup);
+  const int u_first = floor_div(a_first, kTcBwdRows), u_last = seq.lq > 0 ? floor_div(a_last, kTcBwdRows) : u_first - 1;
+  const int u_seq0 = floor_div(a0, kTcBwdRows);
+
+  auto sQ = [&](int buf) { return smem + (buf ? Bl::kQ1 : Bl::kQ0); };
+  auto sDo = [&](int buf) { return smem + (buf ? Bl::kDo1 : Bl::kDo0); };
+  auto stage_q = [&](int u, int buf) {
+    const int qi0 = u * kTcBwdRows - a0;
+    const int first = gpu::max_int(0, -qi0), end = gpu::min_int(kTcBwdRows, seq.lq - qi0);
+    tc_stage_tile<D, kTcBwdRows>(sQ(buf), p.q, p.q_stride, seq.q0 + qi0, first, end, h);
+    tc_stage_tile<D, kTcBwdRows>(sDo(buf), p.dout, p.dout_stride, seq.q0 + qi0, first, end, h);
+  };
+  if (u_first <= u_last) stage_q(u_first, 0);
+  gpu::copy_async_commit();
+
+  // Descriptors. K-major operands (k16 step: +256 B): K, V rows of this
+  // warpgroup as A; Q, dO as B of S^T, dP^T; dS^ as A of dQ. N-major B
+  // (K = rows or keys: +2 row groups a step): dO, Q of dV, dK; K of dQ.
+  const std::uint64_t dKa = gpu::smem_descriptor(smem + Bl::kK + wg * 8 * Ly::kRowGroupBytes, 128, Ly::kRowGroupBytes);
+  const std::uint64_t dVa = gpu::smem_descriptor(smem + Bl::kV + wg * 8 * Ly::kRowGroupBytes, 128, Ly::kRowGroupBytes);
+  const std::uint64_t dDsA = gpu::smem_descriptor(sDs, 128, Bl::kDsRowGroupBytes);
+  const std::uint64_t dKn = gpu::smem_descriptor(smem + Bl::kK + wg * (kDqN / 8) * 128, Ly::kRowGroupBytes, 128);
+  constexpr std::uint64_t kStepK = 256 >> 4, kStepRows = (2 * Ly::kRowGroupBytes) >> 4;
+
+  for (int u = u_first; u <= u_last; ++u) {
+    const int buf = (u - u_first) & 1;
+    if (u < u_last) stage_q(u + 1, buf ^ 1);
+    gpu::copy_async_commit();
+    const int qi0 = u * kTcBwdRows - a0;  // the sequence row of tile row 0
+    if (tid < kTcBwdRows) {
+      const int i = qi0 + tid;
+      const bool ok = i >= 0 && i < seq.lq;
+      sLse[tid] = ok ? p.lse[(seq.q0 + i) * p.hq + h] : 0.0f;
+      sDelta[tid] = ok ? p.delta[(seq.q0 + i) * p.hq + h] : 0.0f;
+    }
+    gpu::copy_async_wait<1>();  // K, V and this tile's Q, dO have landed for this thread
+    gpu::fence_proxy_async_shared();
+    gpu::block_barrier();
+
+    // §5.2 s and dp: fresh chains over d.
+    const std::uint64_t dQk = gpu::smem_descriptor(sQ(buf), 128, Ly::kRowGroupBytes);
+    const std::uint64_t dDok = gpu::smem_descriptor(sDo(buf), 128, Ly::kRowGroupBytes);
+    // Registers scoped to their phase (S^T, dP^T until packed; dq's partial
+    // after), so that they are not live beside the dK/dV accumulators at once.
+    float st[kSt], dpt[kSt];
+#pragma unroll
+    for (int i = 0; i < kSt; ++i) {
+      st[i] = dpt[i] = 0.0f;
+      gpu::fence_operand(st[i]);
+      gpu::fence_operand(dpt[i]);
+    }
+    gpu::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcBwdRows>(st, dKa + kk * kStepK, dQk + kk * kStepK, kk > 0);
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk)
+      gpu::wgmma_ss<kFmt, kTcBwdRows>(dpt, dVa + kk * kStepK, dDok + kk * kStepK, kk > 0);
+    gpu::wgmma_commit();
+    gpu::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < kSt; ++i) {
+      gpu::fence_operand(st[i]);
+      gpu::fence_operand(dpt[i]);
+    }
+
+    // p and ds: fragment row = key, fragment column = query row of the tile.
+#pragma unroll
+    for (int i = 0; i < kSt; ++i) {
+      const int key = acc_key(i), col = 8 * (i / 4) + 2 * quad + i % 2, qi = qi0 + col;
+      const int n = qi >= 0 && qi < seq.lq ? dense_list_length(qi, seq.lq, seq.lk, p.causal) : 0;
+      const bool member = key0 + key < n;
+      const float pr = L::exp(sub_rn(mul_rn(st[i], p.scale), sLse[col]));
+      const float ds = mul_rn(pr, sub_rn(dpt[i], sDelta[col]));
+      st[i] = member ? pr : 0.0f;
+      dpt[i] = member ? ds : 0.0f;
+    }
+    // P^, dS^: register j of row-group step kk is (x[8kk + 2j], x[8kk + 2j + 1]).
+    std::uint32_t pa[kTcBwdGroups][4], da[kTcBwdGroups][4];
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        pa[kk][j] = gpu::pack2<kFmt>(st[8 * kk + 2 * j], st[8 * kk + 2 * j + 1]);
+        da[kk][j] = gpu::pack2<kFmt>(dpt[8 * kk + 2 * j], dpt[8 * kk + 2 * j + 1]);
+      }
+    // dS^ to shared memory as [query row][key] (core matrices, K = keys): element
+    // 8kk + 2j + e is query row 16kk + 8 (j/2) + 2 quad + e, key acc_key(2j).
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int r = 16 * kk + 8 * (j / 2) + 2 * quad + e, k = acc_key(2 * j);
+          const int off = ((r / 8) * (kTcKeys / 8) + k / 8) * 128 + (r % 8) * 16 + (k % 8) * 2;
+          *reinterpret_cast<std::uint16_t*>(sDs + off) = static_cast<std::uint16_t>(da[kk][j] >> (16 * e));
+        }
+
+    // §6 dV += P^^T dO, dK += dS^^T Q: the visited row groups only, scale-d = 1.
+    const std::uint64_t dDon = gpu::smem_descriptor(sDo(buf), Ly::kRowGroupBytes, 128);
+    const std::uint64_t dQn = gpu::smem_descriptor(sQ(buf), Ly::kRowGroupBytes, 128);
+    const int kk_lo = g_first - u * kTcBwdGroups, kk_hi = g_last - u * kTcBwdGroups;  // inclusive
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) {
+      gpu::fence_operand(av[i]);
+      gpu::fence_operand(ak[i]);
+    }
+    gpu::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk)
+      if (kk >= kk_lo && kk <= kk_hi) gpu::wgmma_rs<kFmt, D, 1>(av, pa[kk], dDon + kk * kStepRows, 1);
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk)
+      if (kk >= kk_lo && kk <= kk_hi) gpu::wgmma_rs<kFmt, D, 1>(ak, da[kk], dQn + kk * kStepRows, 1);
+    gpu::wgmma_commit();
+    gpu::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) {
+      gpu::fence_operand(av[i]);
+      gpu::fence_operand(ak[i]);
+    }
+    gpu::fence_proxy_async_shared();  // dS^ (st.shared) before wgmma reads it
+    gpu::block_barrier();             // ... from both warpgroups
+
+    // §5.3 the block's dq partial: a fresh chain over its 8 k16 key groups.
+    float dqp[kDq];
+#pragma unroll
+    for (int i = 0; i < kDq; ++i) {
+      dqp[i] = 0.0f;
+      gpu::fence_operand(dqp[i]);
+    }
+    gpu::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kTcKeys / 16; ++kk)
+      gpu::wgmma_ss<kFmt, kDqN, 1>(dqp, dDsA + kk * kStepK, dKn + kk * kStepRows, kk > 0);
+    gpu::wgmma_commit();
+    gpu::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < kDq; ++i) gpu::fence_operand(dqp[i]);
+
+    // dq_acc = add(dq_acc, partial) for the rows that visit this block, key blocks in order.
+    int* flag = tc_dq_flag(p, seq.q0, u - u_seq0, h);
+    if (tid == 0) {
+      while (gpu::load_acquire_agent(flag) < kb) {
+      }
+    }
+    gpu::block_barrier();
+#pragma unroll
+    for (int i = 0; i < kDq; i += 2) {
+      const int r = warp * 16 + lane / 4 + 8 * ((i / 2) % 2), col = wg * kDqN + 8 * (i / 4) + 2 * quad;
+      const int qi = qi0 + r;
+      const bool visits = qi >= 0 && qi < seq.lq && dense_list_length(qi, seq.lq, seq.lk, p.causal) > key0;
+      if (!visits) continue;
+      float* a = p.dq_accum + ((seq.q0 + qi) * p.hq + h) * D + col;
+      float x, y;
+      gpu::load_coherent2(a, x, y);
+      gpu::store_coherent2(a, add_rn(x, dqp[i]), add_rn(y, dqp[i + 1]));
+    }
+    gpu::fence_agent();
+    gpu::block_barrier();  // every thread's part is stored and fenced; dS^, Q, dO of this tile are consumed
+    if (tid == 0) gpu::store_release_agent(flag, kb + 1);
+  }
+  gpu::copy_async_wait<0>();  // no copy outlives the block
+
+#pragma unroll
+  for (int i = 0; i < kAcc; ++i) {
+    if (acc_key(i) >= valid_keys) continue;
+    const std::int64_t a = (seq.k0 + key0 + acc_key(i)) * acc_row + static_cast<std::int64_t>(h) * D + acc_col(i);
+    p.accum_k[a] = ak[i];
+    p.accum_v[a] = av[i];
+  }
+}
+
+// §6 the head fold, then §7's zero rule: dk = z(mul(R_K, scale)), dv = z(R_V),
+// each rounded once (attention_bwd_fold_kernel's order, plus z).
+template <int D, DType Grad>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_tc_bwd_fold_kernel(const BackwardParams p) {
+  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
+  if (task >= p.total_k * p.hkv * D) return;
+  const int d = static_cast<int>(task % D);
+  const std::int64_t jg = task / D;
+  const int g = static_cast<int>(jg % p.hkv);
+  const std::int64_t j = jg / p.hkv;
+  const int group = p.hq / p.hkv;
+  const std::int64_t a = (j * p.hq + static_cast<std::int64_t>(g) * group) * D + d;
+  float rk = p.accum_k[a], rv = p.accum_v[a];
+  for (int hh = 1; hh < group; ++hh) {
+    rk = add_rn(rk, p.accum_k[a + static_cast<std::int64_t>(hh) * D]);
+    rv = add_rn(rv, p.accum_v[a + static_cast<std::int64_t>(hh) * D]);
+  }
+  store_from_f32(p.dk, Grad, j * p.dk_stride.row + static_cast<std::int64_t>(g) * p.dk_stride.head + d,
+                 tc::zero_canonical(mul_rn(rk, p.scale)));
+  store_from_f32(p.dv, Grad, j * p.dv_stride.row + static_cast<std::int64_t>(g) * p.dv_stride.head + d,
+                 tc::zero_canonical(rv));
+}
+
+// §5.3 dq = z(mul(dq_acc, scale)), rounded once.
+template <int D, DType Grad>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_tc_bwd_dq_finish_kernel(const BackwardParams p) {
+  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
+  if (task >= p.total_q * p.hq * D) return;
+  const int d = static_cast<int>(task % D);
+  const std::int64_t rh = task / D;
+  const int h = static_cast<int>(rh % p.hq);
+  const std::int64_t row = rh / p.hq;
+  store_from_f32(p.dq, Grad, row * p.dq_stride.row + static_cast<std::int64_t>(h) * p.dq_stride.head + d,
+                 tc::zero_canonical(mul_rn(p.dq_accum[task], p.scale)));
+}
+
+}  // namespace samebits::kernels::attention::cuda
