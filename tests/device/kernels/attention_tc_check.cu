@@ -13,8 +13,9 @@
 //             registers through pack2, V N-major) under both readings of the
 //             N-major descriptor's byte offsets; mismatches against integer
 //             arithmetic. Tells a layout error from an arithmetic one.
-// grid        o and lse, GPU vs the CPU reference under tc::kHardwareParams,
-//             every point with a flipped-bit control; where a point mismatches,
+// grid        o and lse, then dq, dk, dv (the backward from the reference's
+//             stored o and lse), GPU vs the CPU reference under
+//             tc::kHardwareParams, every point with flipped-bit controls; where a point mismatches,
 //             the reference is also run with the other zero_exponent rules and
 //             their mismatch counts are reported (which rule the hardware
 //             follows, measured through the kernel).
@@ -23,11 +24,12 @@
 //             (tensor parallelism: the heads of kv groups launched apart),
 //             100 repeats (digests).
 // errors      the refusals: fp32 inputs, misaligned strides, other Params,
-//             the backward.
+//             tile_rows, a hand-over whose rows start off a 16-row group.
 // bench       Qwen3-8B shapes (hq 32, hkv 8, D 128, causal, bf16, one
 //             sequence) S = 512 .. 16384: ms (CUDA events, median of N after
-//             warm-up), TFLOP/s (4 S^2 D hq / 2), beside the fma-chain kernel
-//             on the same inputs; nvcc and cr libm.
+//             warm-up), TFLOP/s (forward 4 S^2 D hq / 2, backward 2.5 x that),
+//             forward and backward, beside the fma-chain forward on the same
+//             inputs; nvcc and cr libm.
 // One JSON line per point (stdout and DIR/attention_tc_check.jsonl). Exit 1
 // when a check fails (the bench never fails), 2 on a CUDA error.
 #include <cuda_runtime.h>
@@ -242,6 +244,8 @@ sa::Strides dense_strides(int heads, int d) { return sa::Strides{static_cast<std
 struct Run {
   const Point& pt;
   DeviceBuffer cu_q, cu_k, q, k, v, o, lse;
+  // The backward's inputs (dO; o and lse as stored) and outputs, its workspace.
+  DeviceBuffer dout, o_in, lse_in, dq, dk, dv, delta, acc_k, acc_v, dq_acc, dq_flags;
   Run(const Point& p)
       : pt(p),
         cu_q(p.cu_q.size() * 4),
@@ -250,9 +254,44 @@ struct Run {
         k(p.kv_rows() * p.hkv * p.d * sk::dtype_size(p.dtype)),
         v(p.kv_rows() * p.hkv * p.d * sk::dtype_size(p.dtype)),
         o(p.rows() * p.hq * p.d * sk::dtype_size(p.o_dtype)),
-        lse(p.rows() * p.hq * 4) {
+        lse(p.rows() * p.hq * 4),
+        dout(p.rows() * p.hq * p.d * sk::dtype_size(p.dtype)),
+        o_in(p.rows() * p.hq * p.d * sk::dtype_size(p.o_dtype)),
+        lse_in(p.rows() * p.hq * 4),
+        dq(p.rows() * p.hq * p.d * sk::dtype_size(p.dtype)),
+        dk(p.kv_rows() * p.hkv * p.d * sk::dtype_size(p.dtype)),
+        dv(p.kv_rows() * p.hkv * p.d * sk::dtype_size(p.dtype)),
+        delta(p.rows() * p.hq * 4),
+        acc_k(p.kv_rows() * p.hq * p.d * 4),
+        acc_v(p.kv_rows() * p.hq * p.d * 4),
+        dq_acc(p.rows() * p.hq * p.d * 4),
+        dq_flags((p.rows() * p.hq + 1) * 4) {
     cu_q.upload(p.cu_q.data());
     cu_k.upload(p.cu_k.data());
+  }
+  sa::BackwardParams bwd_params(sa::Policy policy = sa::Policy::sm90_tensor_core) const {
+    sa::BackwardParams b;
+    const sa::ForwardParams f = params(policy);
+    static_cast<sa::ProblemParams&>(b) = static_cast<const sa::ProblemParams&>(f);
+    b.q = q.ptr;
+    b.k = k.ptr;
+    b.v = v.ptr;
+    b.o = o_in.ptr;
+    b.dout = dout.ptr;
+    b.lse = lse_in.as<float>();
+    b.dq = dq.ptr;
+    b.dk = dk.ptr;
+    b.dv = dv.ptr;
+    b.q_stride = b.o_stride = b.dout_stride = b.dq_stride = dense_strides(pt.hq, pt.d);
+    b.k_stride = b.v_stride = b.dk_stride = b.dv_stride = dense_strides(pt.hkv, pt.d);
+    b.o_dtype = pt.o_dtype;
+    b.grad_dtype = pt.dtype;
+    b.delta = delta.as<float>();
+    b.accum_k = acc_k.as<float>();
+    b.accum_v = acc_v.as<float>();
+    b.dq_accum = dq_acc.as<float>();
+    b.dq_flags = dq_flags.as<std::int32_t>();
+    return b;
   }
   sa::ForwardParams params(sa::Policy policy = sa::Policy::sm90_tensor_core) const {
     sa::ForwardParams f;
@@ -286,7 +325,7 @@ struct Run {
 };
 
 struct Inputs {
-  HostTensor q, k, v;
+  HostTensor q, k, v, dout;
 };
 Inputs make_inputs(const Point& pt) {
   std::mt19937_64 rng(pt.seed);
@@ -294,6 +333,7 @@ Inputs make_inputs(const Point& pt) {
   in.q = random_tensor(pt.dtype, pt.rows() * pt.hq * pt.d, rng);
   in.k = random_tensor(pt.dtype, pt.kv_rows() * pt.hkv * pt.d, rng);
   in.v = random_tensor(pt.dtype, pt.kv_rows() * pt.hkv * pt.d, rng);
+  in.dout = random_tensor(pt.dtype, pt.rows() * pt.hq * pt.d, rng);
   return in;
 }
 
@@ -346,7 +386,28 @@ bool check_point(const Point& pt, const Options& opt) {
   const bool ctl_o = control(r.o, o_want, o_want.n ? static_cast<std::int64_t>(pick() % o_want.n) : 0, co.mismatches);
   const bool ctl_l =
       control(r.lse, lse_want, lse_want.n ? static_cast<std::int64_t>(pick() % lse_want.n) : 0, cl.mismatches);
-  const bool pass = co.mismatches == 0 && cl.mismatches == 0 && ctl_o && ctl_l;
+  // The backward from the reference's stored o and lse (a forward mismatch cannot hide in it).
+  HostTensor dq_want, dk_want, dv_want;
+  {
+    const auto qf = in.q.widened(), kf = in.k.widened(), vf = in.v.widened(), dof = in.dout.widened();
+    const auto of = o_want.widened(), lf = lse_want.widened();
+    std::vector<float> dq(qf.size()), dk(kf.size()), dv(kf.size());
+    sa::reference_backward(pt.libm, dense_problem(pt, sa::tc::kHardwareParams), qf.data(), kf.data(), vf.data(),
+                           of.data(), dof.data(), lf.data(), dq.data(), dk.data(), dv.data(), opt.threads);
+    dq_want = rounded(pt.dtype, dq);
+    dk_want = rounded(pt.dtype, dk);
+    dv_want = rounded(pt.dtype, dv);
+  }
+  r.dout.upload(in.dout.bytes.data());
+  r.o_in.upload(o_want.bytes.data());
+  r.lse_in.upload(lse_want.bytes.data());
+  for (DeviceBuffer* b : {&r.dq, &r.dk, &r.dv, &r.delta, &r.acc_k, &r.acc_v, &r.dq_acc, &r.dq_flags}) b->poison();
+  CHECK_STATUS(sa::backward(r.bwd_params(), r.host()));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const Compare cdq = compare(r.dq, dq_want), cdk = compare(r.dk, dk_want), cdv = compare(r.dv, dv_want);
+  const bool ctl_g = control(r.dk, dk_want, dk_want.n ? static_cast<std::int64_t>(pick() % dk_want.n) : 0, cdk.mismatches);
+  const bool pass = co.mismatches == 0 && cl.mismatches == 0 && ctl_o && ctl_l && cdq.mismatches == 0 &&
+                    cdk.mismatches == 0 && cdv.mismatches == 0 && ctl_g;
   // Where the point mismatches: the other zero rules, to say which one the kernel's bits follow.
   std::string others;
   if (!pass) {
@@ -370,14 +431,19 @@ bool check_point(const Point& pt, const Options& opt) {
   else if (cl.first >= 0)
     std::snprintf(first, sizeof first, ",\"first_mismatch\":{\"tensor\":\"lse\",\"index\":%lld,\"got\":\"0x%x\",\"want\":\"0x%x\"}",
                   static_cast<long long>(cl.first), cl.got, cl.want);
-  char line[1536];
+  char line[2048];
   std::snprintf(line, sizeof line,
-                "{\"section\":\"grid\",\"point\":\"%s\",\"fingerprint\":\"%s\",\"mismatch\":{\"o\":%lld,\"lse\":%lld},"
-                "\"digest\":{\"o\":\"%s\",\"lse\":\"%s\"},\"control\":{\"o\":%s,\"lse\":%s}%s%s%s%s,\"ref_s\":%.2f,"
+                "{\"section\":\"grid\",\"point\":\"%s\",\"fingerprint\":\"%s\",\"mismatch\":{\"o\":%lld,\"lse\":%lld,"
+                "\"dq\":%lld,\"dk\":%lld,\"dv\":%lld},"
+                "\"digest\":{\"o\":\"%s\",\"lse\":\"%s\",\"dq\":\"%s\",\"dk\":\"%s\",\"dv\":\"%s\"},"
+                "\"control\":{\"o\":%s,\"lse\":%s,\"dk\":%s}%s%s%s%s,\"ref_s\":%.2f,"
                 "\"pass\":%s}",
                 pt.name().c_str(), sa::tc::fingerprint(pt.libm, sa::tc::kHardwareParams).c_str(),
-                static_cast<long long>(co.mismatches), static_cast<long long>(cl.mismatches), hex(co.digest).c_str(),
-                hex(cl.digest).c_str(), ctl_o ? "true" : "false", ctl_l ? "true" : "false", first,
+                static_cast<long long>(co.mismatches), static_cast<long long>(cl.mismatches),
+                static_cast<long long>(cdq.mismatches), static_cast<long long>(cdk.mismatches),
+                static_cast<long long>(cdv.mismatches), hex(co.digest).c_str(), hex(cl.digest).c_str(),
+                hex(cdq.digest).c_str(), hex(cdk.digest).c_str(), hex(cdv.digest).c_str(), ctl_o ? "true" : "false",
+                ctl_l ? "true" : "false", ctl_g ? "true" : "false", first,
                 others.empty() ? "" : ",\"mismatch_under_other_zero_rules\":{", others.c_str(), others.empty() ? "" : "}",
                 ref_s, pass ? "true" : "false");
   emit(line);
@@ -426,7 +492,7 @@ std::vector<Point> grid(const Options& opt) {
   p.o_dtype = sk::DType::f32;
   pts.push_back(p);
   pts.push_back(make_point(sa::Libm::nvcc, true, 128, {512}, {512}, 32, 8, sk::DType::bf16, "S=512", ++seed));
-  if (!opt.quick) pts.push_back(make_point(sa::Libm::cr, true, 128, {4096}, {4096}, 2, 1, sk::DType::bf16, "S=4096", ++seed));
+  if (!opt.quick) pts.push_back(make_point(sa::Libm::cr, true, 128, {2048}, {2048}, 2, 1, sk::DType::bf16, "S=2048", ++seed));
   return pts;
 }
 
@@ -629,12 +695,17 @@ bool errors() {
   f = r.params();
   f.tile_rows = 64;
   expect("tile_rows", f, "tile_rows");
-  sa::BackwardParams b;
-  b.policy = sa::Policy::sm90_tensor_core;
-  const sa::Status s = sa::backward(b, r.host());
-  const bool ok = !s.ok() && s.message.find("no GPU backward kernel") != std::string::npos;
-  char line[512];
-  std::snprintf(line, sizeof line, "{\"section\":\"errors\",\"case\":\"backward\",\"refused\":%s,\"message\":\"%s\",\"pass\":%s}",
+  // A backward part continuing handed-on accumulators whose rows start off a 16-row group.
+  Point part = make_point(sa::Libm::nvcc, true, 128, {40}, {64}, 4, 2, sk::DType::bf16, "40/64", 6);
+  Run rp(part);
+  sa::BackwardParams b = rp.bwd_params();
+  b.accum_k_in = rp.acc_k.as<float>();
+  b.accum_v_in = rp.acc_v.as<float>();
+  const sa::Status s = sa::backward(b, rp.host());
+  const bool ok = !s.ok() && s.message.find("16-row group") != std::string::npos;
+  char line[768];
+  std::snprintf(line, sizeof line,
+                "{\"section\":\"errors\",\"case\":\"hand-over at Lk - Lq = 24\",\"refused\":%s,\"message\":\"%s\",\"pass\":%s}",
                 s.ok() ? "false" : "true", s.message.c_str(), ok ? "true" : "false");
   emit(line);
   return all && ok;
@@ -677,12 +748,38 @@ void bench(const Options& opt) {
       };
       const float tc_ms = time(sa::Policy::sm90_tensor_core, opt.bench_reps);
       const float fma_ms = s <= 8192 ? time(sa::Policy::fma_chain, std::max(3, opt.bench_reps / 4)) : -1.0f;
+      // The backward from this forward's o and lse (copied to the backward's inputs).
+      {
+        sa::ForwardParams f = r.params();
+        CHECK_STATUS(sa::forward(f, r.host()));
+        CHECK_CUDA(cudaMemcpy(r.o_in.ptr, r.o.ptr, r.o.bytes, cudaMemcpyDeviceToDevice));
+        CHECK_CUDA(cudaMemcpy(r.lse_in.ptr, r.lse.ptr, r.lse.bytes, cudaMemcpyDeviceToDevice));
+        r.dout.upload(in.dout.bytes.data());
+      }
+      auto time_bwd = [&](int reps) {
+        const sa::BackwardParams b = r.bwd_params();
+        for (int w = 0; w < 2; ++w) CHECK_STATUS(sa::backward(b, r.host()));
+        std::vector<float> ms;
+        for (int i = 0; i < reps; ++i) {
+          CHECK_CUDA(cudaEventRecord(e0));
+          CHECK_STATUS(sa::backward(b, r.host()));
+          CHECK_CUDA(cudaEventRecord(e1));
+          CHECK_CUDA(cudaEventSynchronize(e1));
+          float t = 0;
+          CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
+          ms.push_back(t);
+        }
+        return median(ms);
+      };
+      const float tc_bwd_ms = time_bwd(std::max(3, opt.bench_reps / 2));
       const double flops = 4.0 * s * s * 128.0 * 32 / 2;
-      char line[512];
+      char line[768];
       std::snprintf(line, sizeof line,
                     "{\"section\":\"bench\",\"shape\":\"Qwen3-8B hq=32 hkv=8 D=128 causal bf16\",\"S\":%d,\"libm\":\"%s\","
-                    "\"tc_fwd_ms\":%.4f,\"tc_tflops\":%.1f,\"fma_chain_fwd_ms\":%.4f,\"fma_over_tc\":%.2f}",
-                    s, sa::libm_name(l), tc_ms, flops / tc_ms / 1e9, fma_ms, fma_ms > 0 ? fma_ms / tc_ms : -1.0);
+                    "\"tc_fwd_ms\":%.4f,\"tc_fwd_tflops\":%.1f,\"tc_bwd_ms\":%.4f,\"tc_fwd_bwd_ms\":%.4f,"
+                    "\"tc_bwd_tflops_2_5x\":%.1f,\"fma_chain_fwd_ms\":%.4f,\"fma_over_tc\":%.2f}",
+                    s, sa::libm_name(l), tc_ms, flops / tc_ms / 1e9, tc_bwd_ms, tc_ms + tc_bwd_ms,
+                    2.5 * flops / tc_bwd_ms / 1e9, fma_ms, fma_ms > 0 ? fma_ms / tc_ms : -1.0);
       emit(line);
       cudaEventDestroy(e0);
       cudaEventDestroy(e1);
