@@ -228,7 +228,7 @@ TEST_CASE("tc: refusals name the argument (float32 inputs, D = 256, Params, non-
   CHECK(bwd(aligned, acc.data()).empty());
 }
 
-TEST_CASE("tc: the GPU path refuses the policy (no kernel yet), the reference path runs it (C ABI)",
+TEST_CASE("tc: the GPU path takes the policy with the hardware's parameters only, the reference path runs it (C ABI)",
           "[kernels][tc]") {
   const int rows = 20, hq = 2, d = 64;
   const std::int32_t cu[2] = {0, rows};
@@ -248,23 +248,33 @@ TEST_CASE("tc: the GPU path refuses the policy (no kernel yet), the reference pa
   std::vector<std::uint16_t> x(static_cast<std::size_t>(rows) * hq * d, 0x3f80);
   std::vector<float> lse(rows * hq);
   const samebits_tensor3 t{x.data(), hq * d, d}, t1{x.data(), d, d};
-  const std::string refusal =
-      "samebits attention: no GPU kernel for policy sm90-tensor-core yet (the CPU reference computes it: "
-      "reference_forward / reference_backward, samebits_attention_reference_forward / _backward in the C ABI)";
-  CHECK(samebits_attention_forward(&p, t, t1, t1, t, lse.data(), nullptr) == SAMEBITS_UNSUPPORTED);
-  CHECK(std::string(samebits_last_error()) == refusal);
   const std::int64_t ws_bytes = samebits_attention_backward_workspace_bytes(rows, rows, hq, d);
   std::vector<std::uint8_t> ws_raw(static_cast<std::size_t>(ws_bytes) + 256);
   void* ws = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(ws_raw.data()) + 255) / 256 * 256);
-  CHECK(samebits_attention_backward(&p, t, t1, t1, t, t, lse.data(), t, t1, t1, ws, ws_bytes, nullptr, nullptr,
+  // The hardware's parameters (mma null: the header's defaults = tc::kHardwareParams): not refused
+  // for the policy (the call launches, or says the GPU path was not built, or that host memory is
+  // not device memory) — as the same call under fma-chain.
+  for (const std::int32_t policy : {SAMEBITS_POLICY_SM90_TENSOR_CORE, SAMEBITS_POLICY_FMA_CHAIN}) {
+    samebits_attention_problem f = p;
+    f.policy = policy;
+    const std::int32_t rc = samebits_attention_forward(&f, t, t1, t1, t, lse.data(), nullptr);
+    CHECK(std::string(samebits_last_error()).find("policy") == std::string::npos);
+    CHECK(rc != SAMEBITS_UNSUPPORTED);
+    const std::int32_t rb = samebits_attention_backward(&f, t, t1, t1, t, t, lse.data(), t, t1, t1, ws, ws_bytes,
+                                                        nullptr, nullptr, nullptr);
+    CHECK(std::string(samebits_last_error()).find("policy") == std::string::npos);
+    CHECK(rb != SAMEBITS_UNSUPPORTED);
+  }
+  // Other model parameters: the GPU cannot compute them, refused by name (forward and backward).
+  samebits_mma_params other{24, 16, 0, 0, 0, 0, 0, 0};
+  samebits_attention_problem o24 = p;
+  o24.mma = &other;
+  CHECK(samebits_attention_forward(&o24, t, t1, t1, t, lse.data(), nullptr) == SAMEBITS_UNSUPPORTED);
+  CHECK(std::string(samebits_last_error()).find("describe other arithmetic (the CPU reference computes it)") !=
+        std::string::npos);
+  CHECK(samebits_attention_backward(&o24, t, t1, t1, t, t, lse.data(), t, t1, t1, ws, ws_bytes, nullptr, nullptr,
                                     nullptr) == SAMEBITS_UNSUPPORTED);
-  CHECK(std::string(samebits_last_error()) == refusal);
-  // Control: the same call under fma-chain is not refused for its policy (it launches, or says it was not built).
-  samebits_attention_problem f = p;
-  f.policy = SAMEBITS_POLICY_FMA_CHAIN;
-  const std::int32_t rc = samebits_attention_forward(&f, t, t1, t1, t, lse.data(), nullptr);
-  CHECK(std::string(samebits_last_error()).find("policy") == std::string::npos);
-  CHECK(rc != SAMEBITS_UNSUPPORTED);
+  CHECK(std::string(samebits_last_error()).find("F=24") != std::string::npos);
   // An unknown policy code and bad model parameters are refused by name.
   samebits_attention_problem u = p;
   u.policy = 9;
@@ -302,7 +312,9 @@ TEST_CASE("tc: the GPU path refuses the policy (no kernel yet), the reference pa
   u.mma = &m24;
   CHECK(samebits_attention_problem_fingerprint(&u, buf, sizeof buf) == SAMEBITS_OK);
   CHECK(std::string(buf).find("policy=sm90-tc/1(F=24,") != std::string::npos);
-  CHECK(samebits_attention_problem_fingerprint(&f, buf, sizeof buf) == SAMEBITS_OK);
+  samebits_attention_problem fc = p;
+  fc.policy = SAMEBITS_POLICY_FMA_CHAIN;
+  CHECK(samebits_attention_problem_fingerprint(&fc, buf, sizeof buf) == SAMEBITS_OK);
   CHECK(std::string(buf) == "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc");
 }
 

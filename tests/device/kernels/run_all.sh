@@ -10,6 +10,8 @@
 #                                                kernels and SDPA (tests/device/triton/triton_attention.py)
 #   bash tests/device/kernels/run_all.sh tc      the sm90-tensor-core forward (attention_tc_check: layout,
 #                                                grid, invariance, errors, bench) and its memcheck
+#   bash tests/device/kernels/run_all.sh tc-torch the tensor-core kernels beside SDPA flash / cuDNN
+#                                                (torch_compare.py --policy sm90-tensor-core), S 512..16384
 #   bash tests/device/kernels/run_all.sh first   the sparse quick grid and bench (new vs old) and the
 #                                                tensor-core forward's quick check and bench, in one call
 #   bash tests/device/kernels/run_all.sh sparse-perf
@@ -126,6 +128,13 @@ case "${1:-c++}" in
       --sections grid --filter "D=128 S=100" --out "$tcd/sanitizer" > "$tcd/memcheck.txt" 2>&1 || status=1
     grep -v '"pass":true' "$tcd/check.txt" | tail -30
     grep -h "ERROR SUMMARY" "$tcd/memcheck.txt"
+    ;;
+  tc-torch)
+    tt=$out/tc-torch
+    mkdir -p "$tt"
+    timeout 540 python3 tests/device/kernels/torch_compare.py "$lib" "$tt" --policy sm90-tensor-core \
+      --seqlens 512,1024,2048,4096,8192,16384 --accuracy-seqlens 1024,4096 --reps 10 > "$tt/torch.txt" 2>&1 || status=1
+    tail -12 "$tt/torch.txt"
     ;;
   first)
     # The first call of a session that has the sparse kernels and the tensor-core forward unmeasured:

@@ -2,6 +2,7 @@
 """samebits attention beside torch SDPA on the H200, in one process, on identical tensors.
 
     python3 tests/device/kernels/torch_compare.py LIB OUTDIR [--seqlens 512,1024,2048,4096] [--quick]
+        [--policy fma-chain|sm90-tensor-core] [--verify-seqlens LIST]
 
 LIB is libsamebits_kernels.so built with -Dcuda=enabled. For each sequence length (Qwen3-8B
 shapes: B=1, Hq=32, Hkv=8, D=128, bf16, causal) it
@@ -12,7 +13,8 @@ shapes: B=1, Hq=32, Hkv=8, D=128, bf16, causal) it
   - measures accuracy against float64 attention computed by torch on the GPU (an oracle
     independent of our code), for ours and for SDPA flash;
   - measures the fp32 FMA roof in the same run (torch fp32 matmul 8192^3, TF32 off).
-One JSON object per line goes to OUTDIR/torch_compare.jsonl; a table is printed last.
+One JSON object per line goes to OUTDIR/torch_compare.jsonl (torch_compare_tc.jsonl under
+--policy sm90-tensor-core: the wgmma kernels, docs/kernels/attention-tc.md); a table is printed last.
 """
 import argparse
 import json
@@ -58,9 +60,15 @@ def main():
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--no-verify", action="store_true", help="skip the CPU reference check (faster)")
     ap.add_argument("--accuracy-seqlens", default="1024,4096")
+    ap.add_argument("--policy", choices=("fma-chain", "sm90-tensor-core"), default="fma-chain")
+    ap.add_argument("--verify-seqlens", default=None,
+                    help="sequence lengths checked against the CPU reference (default: all under fma-chain, "
+                         "512,1024 under sm90-tensor-core, whose reference runs the tensor-core model)")
     args = ap.parse_args()
+    tc = args.policy == "sm90-tensor-core"
+    verify = set((args.verify_seqlens or ("512,1024" if tc else args.seqlens)).split(","))
     os.makedirs(args.outdir, exist_ok=True)
-    out = open(os.path.join(args.outdir, "torch_compare.jsonl"), "a")
+    out = open(os.path.join(args.outdir, "torch_compare_tc.jsonl" if tc else "torch_compare.jsonl"), "a")
     sb = Samebits(args.lib)
     dev = torch.device("cuda")
     hq, hkv, d = 32, 8, 128
@@ -78,11 +86,13 @@ def main():
         do = torch.randn(S, hq, d, device=dev, dtype=torch.bfloat16, generator=g)
         flops_f = 4 * S * S * d * hq / 2
         flops_b = 2.5 * flops_f
-        res = {"kind": "bench", "S": S, "hq": hq, "hkv": hkv, "d": d, "dtype": "bf16", "causal": True,
+        res = {"kind": "bench", "policy": args.policy, "S": S, "hq": hq, "hkv": hkv, "d": d, "dtype": "bf16",
+               "causal": True,
                "flops_forward": flops_f, "flops_backward": flops_b, "fp32_roof_tflops": roof}
         outs = {}
         for libm in ("nvcc", "cr"):
             p = sb.problem(S, hq, hkv, d, libm, dev)
+            p.policy = 1 if tc else 0
             o = torch.empty_like(q)
             lse = torch.empty(S, hq, device=dev, dtype=torch.float32)
             dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
@@ -102,7 +112,7 @@ def main():
                                    "fwd_bwd_roof_fraction": (flops_f + flops_b) / t_fb / 1e9 / roof,
                                    "peak_extra_mib_fwd": mem_f, "peak_extra_mib_fwd_bwd": mem_fb}
             outs[libm] = (o.clone(), lse.clone(), dq.clone(), dk.clone(), dv.clone())
-            if not args.no_verify:
+            if not args.no_verify and str(S) in verify:
                 t0 = time.time()
                 r = sb.reference(p, q, k, v, do)
                 names = ("o", "lse", "dq", "dk", "dv")
