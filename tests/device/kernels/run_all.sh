@@ -142,12 +142,12 @@ case "${1:-c++}" in
     f=$out/first
     mkdir -p "$f/quick" "$f/new" "$f/old" "$f/tc"
     nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > "$f/gpu.txt" 2>&1
-    timeout 130 build-device/sparse_mla_check --quick --out "$f/quick" > "$f/sparse_quick.txt" 2>&1 || status=1
-    timeout 110 build-device/sparse_mla_check --sections none --bench --out "$f/new" > "$f/bench_new.txt" 2>&1 || status=1
-    [ -x build-device-old/sparse_mla_check ] &&
-      { timeout 110 build-device-old/sparse_mla_check --sections none --bench --out "$f/old" > "$f/bench_old.txt" 2>&1 || status=1; }
-    timeout 200 build-device/attention_tc_check --quick --sections layout,errors,grid,bench --bench-reps 10 --out "$f/tc" \
+    timeout 120 build-device/sparse_mla_check --quick --out "$f/quick" > "$f/sparse_quick.txt" 2>&1 || status=1
+    timeout 170 build-device/attention_tc_check --quick --sections layout,errors,grid,bench --bench-reps 10 --out "$f/tc" \
       > "$f/tc_check.txt" 2>&1 || status=1
+    timeout 100 build-device/sparse_mla_check --sections none --bench --out "$f/new" > "$f/bench_new.txt" 2>&1 || status=1
+    [ -x build-device-old/sparse_mla_check ] &&
+      { timeout 100 build-device-old/sparse_mla_check --sections none --bench --out "$f/old" > "$f/bench_old.txt" 2>&1 || status=1; }
     cat "$f/gpu.txt"
     grep -v PASS "$f/sparse_quick.txt" | tail -8
     grep -h bench "$f"/bench_*.txt | tail -12
