@@ -21,8 +21,9 @@
 //             follows, measured through the kernel).
 // invariance  GPU vs GPU: batch (packed varlen vs each sequence alone),
 //             prefill vs chunked prefill vs decode (the last rows), head split
-//             (tensor parallelism: the heads of kv groups launched apart),
-//             100 repeats (digests).
+//             (tensor parallelism: the heads of kv groups launched apart), the
+//             context-parallel backward (two parts, dK/dV accumulators handed
+//             on) vs one launch, 100 repeats (digests).
 // errors      the refusals: fp32 inputs, misaligned strides, other Params,
 //             tile_rows, a hand-over whose rows start off a 16-row group.
 // bench       Qwen3-8B shapes (hq 32, hkv 8, D 128, causal, bf16, one
@@ -633,6 +634,74 @@ bool invariance(const Options& opt) {
       emit_invariance("chunked_prefill", full.name(), co, cl, diff_control(bf.o), co == 0 && cl == 0);
       emit_invariance("decode", full.name(), dco, dcl, diff_control(bf.o), dco == 0 && dcl == 0);
       if (sa::tc::zero_products_neutral(sa::tc::kHardwareParams)) all = all && co == 0 && cl == 0 && dco == 0 && dcl == 0;
+
+      // Context parallelism, backward: the 700 rows split at row 256 (a multiple of 128); part 1
+      // (rows 0..255, keys 0..255) hands its dK/dV accumulators on, part 2 (rows 256..699, all
+      // keys) continues them (keys 256.. from +0). dk, dv (§6: any Params) and dq (a split at a
+      // multiple of Bk: every row sees the same blocks and positions) must equal one launch's.
+      {
+        const int r = 256;
+        auto fetch_grad = [](const DeviceBuffer& b, sk::DType t, std::int64_t n) {
+          HostTensor h;
+          h.resize(t, n);
+          CHECK_CUDA(cudaMemcpy(h.bytes.data(), b.ptr, h.bytes.size(), cudaMemcpyDeviceToHost));
+          return h;
+        };
+        Inputs dfin = fin;
+        // the one launch: its o and lse as the backward's inputs
+        CHECK_CUDA(cudaMemcpy(rf.o_in.ptr, rf.o.ptr, rf.o.bytes, cudaMemcpyDeviceToDevice));
+        CHECK_CUDA(cudaMemcpy(rf.lse_in.ptr, rf.lse.ptr, rf.lse.bytes, cudaMemcpyDeviceToDevice));
+        rf.dout.upload(fin.dout.bytes.data());
+        CHECK_STATUS(sa::backward(rf.bwd_params(), rf.host()));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        const HostTensor dq1 = fetch_grad(rf.dq, t, 700LL * 8 * 128), dk1 = fetch_grad(rf.dk, t, 700LL * 2 * 128),
+                         dv1 = fetch_grad(rf.dv, t, 700LL * 2 * 128);
+        const HostTensor o_all = fetch_grad(rf.o, t, 700LL * 8 * 128), l_all = fetch_grad(rf.lse, sk::DType::f32, 700LL * 8);
+        // part 1
+        Point p1 = make_point(sa::Libm::nvcc, true, 128, {r}, {r}, 8, 2, t, "cp part 1", 0);
+        Run r1(p1);
+        r1.q.upload(slice(fin.q, 8, 128, 0, r).bytes.data());
+        r1.k.upload(slice(fin.k, 2, 128, 0, r).bytes.data());
+        r1.v.upload(slice(fin.v, 2, 128, 0, r).bytes.data());
+        r1.dout.upload(slice(fin.dout, 8, 128, 0, r).bytes.data());
+        r1.o_in.upload(slice(o_all, 8, 128, 0, r).bytes.data());
+        r1.lse_in.upload(slice(l_all, 8, 1, 0, r).bytes.data());
+        CHECK_STATUS(sa::backward(r1.bwd_params(), r1.host()));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        // part 2, continuing part 1's accumulators (keys r.. from +0)
+        Point p2 = make_point(sa::Libm::nvcc, true, 128, {700 - r}, {700}, 8, 2, t, "cp part 2", 0);
+        Run r2(p2);
+        r2.q.upload(slice(fin.q, 8, 128, r, 700 - r).bytes.data());
+        r2.k.upload(fin.k.bytes.data());
+        r2.v.upload(fin.v.bytes.data());
+        r2.dout.upload(slice(fin.dout, 8, 128, r, 700 - r).bytes.data());
+        r2.o_in.upload(slice(o_all, 8, 128, r, 700 - r).bytes.data());
+        r2.lse_in.upload(slice(l_all, 8, 1, r, 700 - r).bytes.data());
+        DeviceBuffer ak(700LL * 8 * 128 * 4), av(700LL * 8 * 128 * 4);
+        CHECK_CUDA(cudaMemset(ak.ptr, 0, ak.bytes));
+        CHECK_CUDA(cudaMemset(av.ptr, 0, av.bytes));
+        CHECK_CUDA(cudaMemcpy(ak.ptr, r1.acc_k.ptr, static_cast<std::size_t>(r) * 8 * 128 * 4, cudaMemcpyDeviceToDevice));
+        CHECK_CUDA(cudaMemcpy(av.ptr, r1.acc_v.ptr, static_cast<std::size_t>(r) * 8 * 128 * 4, cudaMemcpyDeviceToDevice));
+        sa::BackwardParams b2 = r2.bwd_params();
+        b2.accum_k_in = ak.as<float>();
+        b2.accum_v_in = av.as<float>();
+        CHECK_STATUS(sa::backward(b2, r2.host()));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        const HostTensor dq_p1 = fetch_grad(r1.dq, t, static_cast<std::int64_t>(r) * 8 * 128),
+                         dq_p2 = fetch_grad(r2.dq, t, (700LL - r) * 8 * 128), dk2 = fetch_grad(r2.dk, t, 700LL * 2 * 128),
+                         dv2 = fetch_grad(r2.dv, t, 700LL * 2 * 128);
+        const std::int64_t mdq = diff(dq_p1, slice(dq1, 8, 128, 0, r)) + diff(dq_p2, slice(dq1, 8, 128, r, 700 - r));
+        const std::int64_t mdkv = diff(dk2, dk1) + diff(dv2, dv1);
+        char line[512];
+        std::snprintf(line, sizeof line,
+                      "{\"section\":\"invariance\",\"check\":\"cp_backward_handover\",\"dtype\":\"%s\",\"split_row\":%d,"
+                      "\"mismatch\":{\"dq\":%lld,\"dk_dv\":%lld},\"control\":%s,\"pass\":%s}",
+                      sk::dtype_name(t), r, static_cast<long long>(mdq), static_cast<long long>(mdkv),
+                      diff_control(dk1) ? "true" : "false", mdq == 0 && mdkv == 0 ? "true" : "false");
+        emit(line);
+        all = all && mdq == 0 && mdkv == 0;
+        (void)dfin;
+      }
 
       // Repeats: 100 launches into fresh allocations, one digest.
       if (t == sk::DType::bf16) {
