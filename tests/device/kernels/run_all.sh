@@ -142,16 +142,20 @@ case "${1:-c++}" in
     f=$out/first
     mkdir -p "$f/quick" "$f/new" "$f/old" "$f/tc"
     nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > "$f/gpu.txt" 2>&1
-    timeout 120 build-device/sparse_mla_check --quick --out "$f/quick" > "$f/sparse_quick.txt" 2>&1 || status=1
+    timeout 110 build-device/sparse_mla_check --quick --out "$f/quick" > "$f/sparse_quick.txt" 2>&1 || status=1
     timeout 170 build-device/attention_tc_check --quick --sections layout,errors,grid,bench --bench-reps 10 --out "$f/tc" \
       > "$f/tc_check.txt" 2>&1 || status=1
-    timeout 100 build-device/sparse_mla_check --sections none --bench --out "$f/new" > "$f/bench_new.txt" 2>&1 || status=1
+    timeout 90 build-device/sparse_mla_check --sections none --bench --out "$f/new" > "$f/bench_new.txt" 2>&1 || status=1
+    # The tensor-core model's parameters, a short probe run (tests/device/mma/run.sh does the full one).
+    [ -x build-device/mma_probe ] &&
+      { timeout 80 build-device/mma_probe --dots 4e6 --dots8 4e5 --jsonl "$f/mma.jsonl" > "$f/mma.txt" 2>&1 || status=1; }
     [ -x build-device-old/sparse_mla_check ] &&
-      { timeout 100 build-device-old/sparse_mla_check --sections none --bench --out "$f/old" > "$f/bench_old.txt" 2>&1 || status=1; }
+      { timeout 60 build-device-old/sparse_mla_check --sections none --bench --out "$f/old" > "$f/bench_old.txt" 2>&1 || status=1; }
     cat "$f/gpu.txt"
     grep -v PASS "$f/sparse_quick.txt" | tail -8
     grep -h bench "$f"/bench_*.txt | tail -12
     grep -v '"pass":true' "$f/tc_check.txt" | tail -30
+    tail -25 "$f/mma.txt" 2>/dev/null
     ;;
   *) echo "usage: run_all.sh c++|py|sparse|sparse-perf|torch|triton|tc|first"; exit 2 ;;
 esac
