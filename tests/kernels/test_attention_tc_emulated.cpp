@@ -29,6 +29,8 @@
 #include "samebits/gpu/emulator.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
 #include "attention_bwd_delta_kernel.cuh"
+#include "attention_bwd_fold_kernel.cuh"
+#include "attention_bwd_kernel.cuh"
 #include "attention_tc_bwd_kernel.cuh"
 #include "attention_tc_fwd_kernel.cuh"
 
@@ -305,12 +307,12 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
                                 p.num_seqs;
     emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads, [&] { ac::attention_tc_bwd_kernel<D, L, In>(p); },
                 {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
-    emu::launch({blocks_for(tk * hkv * D), 1, 1}, ac::kThreads, [&] { ac::attention_tc_bwd_fold_kernel<D, Grad>(p); },
+    emu::launch({blocks_for(tk * hkv * D), 1, 1}, ac::kThreads, [&] { ac::attention_bwd_fold_kernel<D, Grad, true>(p); },
                 {}, order);
   }
   if (tq > 0)
     emu::launch({blocks_for(rows_heads * D), 1, 1}, ac::kThreads,
-                [&] { ac::attention_tc_bwd_dq_finish_kernel<D, Grad>(p); }, {}, order);
+                [&] { ac::attention_bwd_dq_finish_kernel<D, Grad, true>(p); }, {}, order);
   Grads g;
   g.dq = encodings(dq, Grad);
   g.dk = encodings(dk, Grad);

@@ -2,13 +2,15 @@
 // row j, kv head g and column d, R = A[h_0]; R = add(R, A[h_1]); ... in head
 // order over the group, then dk = mul(R_K, scale), dv = R_V, each rounded
 // once. One thread per (j, g, d): consecutive threads take consecutive d.
+// kZeroRule (the sm90-tensor-core policy, attention-tc.md §7): dk, dv are
+// written zero_canonical(...) — +0 for either zero — before the rounding.
 #pragma once
 
 #include "attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 
-template <int D, DType Grad>
+template <int D, DType Grad, bool kZeroRule = false>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_bwd_fold_kernel(const BackwardParams p) {
   const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
   if (task >= p.total_k * p.hkv * D) return;
@@ -24,8 +26,9 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_bwd_fold_kernel(
     rv = add_rn(rv, p.accum_v[a + static_cast<std::int64_t>(hh) * D]);
   }
   store_from_f32(p.dk, Grad, j * p.dk_stride.row + static_cast<std::int64_t>(g) * p.dk_stride.head + d,
-                 mul_rn(rk, p.scale));
-  store_from_f32(p.dv, Grad, j * p.dv_stride.row + static_cast<std::int64_t>(g) * p.dv_stride.head + d, rv);
+                 kZeroRule ? zero_canonical(mul_rn(rk, p.scale)) : mul_rn(rk, p.scale));
+  store_from_f32(p.dv, Grad, j * p.dv_stride.row + static_cast<std::int64_t>(g) * p.dv_stride.head + d,
+                 kZeroRule ? zero_canonical(rv) : rv);
 }
 
 }  // namespace samebits::kernels::attention::cuda

@@ -310,7 +310,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_bwd_kernel(co
 // dq = mul(acc, scale), rounded once to the gradient dtype (§5.3); rows whose
 // list is empty kept their +0 (the workspace is cleared before the kernel).
 // One thread per (row, head, column).
-template <int D, DType Grad>
+// kZeroRule: the sm90-tensor-core policy writes z(mul(acc, scale)) (attention-tc.md §7).
+template <int D, DType Grad, bool kZeroRule = false>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_bwd_dq_finish_kernel(const BackwardParams p) {
   const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
   if (task >= p.total_q * p.hq * D) return;
@@ -319,7 +320,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_bwd_dq_finish_ke
   const int h = static_cast<int>(rh % p.hq);
   const std::int64_t row = rh / p.hq;
   store_from_f32(p.dq, Grad, row * p.dq_stride.row + static_cast<std::int64_t>(h) * p.dq_stride.head + d,
-                 mul_rn(p.dq_accum[task], p.scale));
+                 kZeroRule ? zero_canonical(mul_rn(p.dq_accum[task], p.scale)) : mul_rn(p.dq_accum[task], p.scale));
 }
 
 }  // namespace samebits::kernels::attention::cuda

@@ -25,7 +25,7 @@
 //   dq_acc = add(dq_acc, partial) for the rows that visit the block, behind
 //                                 the tile's flag: key blocks in ascending order
 // At the end the per-head dK/dV accumulators go to the fp32 workspace; the
-// head fold (attention_tc_bwd_fold_kernel) and dq's finish write z(...)
+// head fold and dq's finish (fma-chain's kernels with kZeroRule) write z(...)
 // (§7's zero rule) rounded once.
 #pragma once
 
@@ -281,42 +281,6 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     p.accum_k[a] = ak[i];
     p.accum_v[a] = av[i];
   }
-}
-
-// §6 the head fold, then §7's zero rule: dk = z(mul(R_K, scale)), dv = z(R_V),
-// each rounded once (attention_bwd_fold_kernel's order, plus z).
-template <int D, DType Grad>
-SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_tc_bwd_fold_kernel(const BackwardParams p) {
-  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
-  if (task >= p.total_k * p.hkv * D) return;
-  const int d = static_cast<int>(task % D);
-  const std::int64_t jg = task / D;
-  const int g = static_cast<int>(jg % p.hkv);
-  const std::int64_t j = jg / p.hkv;
-  const int group = p.hq / p.hkv;
-  const std::int64_t a = (j * p.hq + static_cast<std::int64_t>(g) * group) * D + d;
-  float rk = p.accum_k[a], rv = p.accum_v[a];
-  for (int hh = 1; hh < group; ++hh) {
-    rk = add_rn(rk, p.accum_k[a + static_cast<std::int64_t>(hh) * D]);
-    rv = add_rn(rv, p.accum_v[a + static_cast<std::int64_t>(hh) * D]);
-  }
-  store_from_f32(p.dk, Grad, j * p.dk_stride.row + static_cast<std::int64_t>(g) * p.dk_stride.head + d,
-                 tc::zero_canonical(mul_rn(rk, p.scale)));
-  store_from_f32(p.dv, Grad, j * p.dv_stride.row + static_cast<std::int64_t>(g) * p.dv_stride.head + d,
-                 tc::zero_canonical(rv));
-}
-
-// §5.3 dq = z(mul(dq_acc, scale)), rounded once.
-template <int D, DType Grad>
-SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads) attention_tc_bwd_dq_finish_kernel(const BackwardParams p) {
-  const std::int64_t task = static_cast<std::int64_t>(gpu::blockIdx.x) * kThreads + gpu::threadIdx.x;
-  if (task >= p.total_q * p.hq * D) return;
-  const int d = static_cast<int>(task % D);
-  const std::int64_t rh = task / D;
-  const int h = static_cast<int>(rh % p.hq);
-  const std::int64_t row = rh / p.hq;
-  store_from_f32(p.dq, Grad, row * p.dq_stride.row + static_cast<std::int64_t>(h) * p.dq_stride.head + d,
-                 tc::zero_canonical(mul_rn(p.dq_accum[task], p.scale)));
 }
 
 }  // namespace samebits::kernels::attention::cuda

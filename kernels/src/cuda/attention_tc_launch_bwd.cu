@@ -5,6 +5,8 @@
 // ordered partials); the head fold with the zero rule; dq's finish. No
 // floating-point atomics. Compiled for sm_90a only.
 #include "attention_bwd_delta_kernel.cuh"
+#include "attention_bwd_fold_kernel.cuh"
+#include "attention_bwd_kernel.cuh"
 #include "attention_launch.hpp"
 #include "attention_tc_bwd_kernel.cuh"
 
@@ -37,11 +39,11 @@ cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
     if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
     main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
-    attention_tc_bwd_fold_kernel<D, Grad><<<blocks_for(p.total_k * p.hkv * D), kThreads, 0, stream>>>(p);
+    attention_bwd_fold_kernel<D, Grad, true><<<blocks_for(p.total_k * p.hkv * D), kThreads, 0, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   if (p.total_q > 0) {
-    attention_tc_bwd_dq_finish_kernel<D, Grad><<<blocks_for(rows_heads * D), kThreads, 0, stream>>>(p);
+    attention_bwd_dq_finish_kernel<D, Grad, true><<<blocks_for(rows_heads * D), kThreads, 0, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   return cudaSuccess;

@@ -54,6 +54,13 @@ inline std::string fingerprint(Policy p, Libm l) {
          " B=" + std::to_string(kBlock) + " libm=" + libm_name(l);
 }
 
+// The sm90-tensor-core policy's zero rule (attention-tc.md §7): an output is
+// written +0 for either zero, x otherwise (what add(x, +0) gives in round to
+// nearest), before its one rounding to the output dtype.
+SAMEBITS_FUNC constexpr float zero_canonical(float x) {
+  return (fp::to_bits(x) & 0x7fffffffu) == 0u ? fp::from_bits(0u) : x;
+}
+
 // Number of list positions of query row i (0-based within its sequence) of a
 // sequence with lq queries and lk keys: dense lists are 0 .. n-1 (§1).
 SAMEBITS_FUNC constexpr int dense_list_length(int i, int lq, int lk, bool causal) {

@@ -63,11 +63,8 @@ SAMEBITS_FUNC constexpr float from_operand(sm90::Format f, std::uint16_t h) {
   return f == sm90::Format::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
 }
 
-// §7 zero canonicalization of an output: +0 for either zero, x otherwise
-// (what add(x, +0) gives in round to nearest).
-SAMEBITS_FUNC constexpr float zero_canonical(float x) {
-  return (fp::to_bits(x) & 0x7fffffffu) == 0u ? fp::from_bits(0u) : x;
-}
+// §7 zero canonicalization of an output (contract.hpp, shared with the kernels' common fold).
+using attention::zero_canonical;
 
 // The model's parameters as the fingerprint writes them, e.g.
 // "F=25,G=16,R=rz,C=first,Z=fmin,P=raw,S=ieee,O=inf" (attention-tc.md §9).
