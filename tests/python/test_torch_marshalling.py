@@ -81,8 +81,8 @@ class ReachesTheKernels(unittest.TestCase):
         orig = LIB.lib.samebits_attention_forward
         try:
             LIB.lib.samebits_attention_forward = lambda *a: 0  # the forward "ran"
-            (o, lse), ctx, backward = forward_and_backward(op, (q, k, v, [0, 5, 17], [0, 5, 17], True, 0.0, "cr"),
-                                                           (t((17, 8, 128)), None))
+            args = (q, k, v, [0, 5, 17], [0, 5, 17], True, 0.0, "cr", "fma-chain", None)
+            (o, lse), ctx, backward = forward_and_backward(op, args, (t((17, 8, 128)), None))
         finally:
             LIB.lib.samebits_attention_forward = orig
         self.assertEqual((o.shape, lse.shape, str(lse.dtype)), ((17, 8, 128), (17, 8), "torch.float32"))
@@ -113,14 +113,14 @@ class ReachesTheKernels(unittest.TestCase):
         try:
             with self.assertRaises(errors.InvalidArgumentError) as cm:
                 op(t((17, 8, 128)), q, k, v, t((17, 8, 128)), t((17, 8), torch.float32), [0, 17], [0, 17], True, 0.0,
-                   "nvcc")
+                   "nvcc", "fma-chain", None)
             self.assertIn("workspace_bytes", cm.exception.message)
         finally:
             LIB.lib.samebits_attention_backward_workspace_bytes = orig
         # The host copy of cu_seqlens is what the C validation reads: a wrong one is refused.
         fwd = torch.library.ops["samebits::attention_fwd"]
         with self.assertRaises(ValueError) as cm:  # Python's check first ...
-            fwd(q, k, v, [0, 18], [0, 17], True, 0.0, "nvcc")
+            fwd(q, k, v, [0, 18], [0, 17], True, 0.0, "nvcc", "fma-chain", None)
         self.assertIn("cu_seqlens", str(cm.exception))
         from samebits import _validate as V
         plan = V.check_attention(sbt.describe(q), sbt.describe(k), sbt.describe(v), causal=True)
