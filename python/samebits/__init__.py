@@ -18,7 +18,8 @@ __version__ = "0.1.0"
 from .errors import (CudaError, InvalidArgumentError, LibraryError, NotBuiltError, SamebitsError,  # noqa: F401
                      UnsupportedError)
 
-__all__ = ["fingerprint", "MmaParams", "load_library", "has_cuda_kernels", "compare", "compare_files", "read_tensor_file",
+__all__ = ["fingerprint", "MmaParams", "load_library", "has_cuda_kernels", "compare", "compare_files",
+           "read_tensor_file",
            "CompareError", "SamebitsError", "InvalidArgumentError", "UnsupportedError", "CudaError",
            "NotBuiltError", "LibraryError"]
 

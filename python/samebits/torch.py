@@ -23,9 +23,9 @@ torch.compile and an autograd formula:
 of ints; policy "fma-chain" or "sm90-tensor-core", mma None or the 8 codes of
 c_api.h's samebits_mma_params; dsink is an empty tensor without a sink).
 The library has no GPU kernel for policy sm90-tensor-core yet: it refuses
-it (samebits.UnsupportedError carrying its message), never falls back. lse outputs are not
-differentiable. The backward ops have no autograd formula (no double
-backward).
+it (samebits.UnsupportedError carrying its message), never falls back. lse
+outputs are not differentiable. The backward ops have no autograd formula
+(no double backward).
 
 Arguments are checked in Python first (samebits._validate: dtypes, devices,
 shapes, strides, naming the argument; TypeError / ValueError), then by the C

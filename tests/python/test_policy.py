@@ -441,7 +441,8 @@ class Refusals(unittest.TestCase):
                  "policy sm90-tensor-core: in_dtype float32 is not supported (bf16 or fp16 inputs only)"),
                 (dict(mma=(25, 3, 0, 0, 0, 0, 0, 0)), errors.InvalidArgumentError,
                  "mma: group: must be in [1, k] and divide k"),
-                (dict(mma=(0, 16, 0, 0, 0, 0, 0, 0)), errors.InvalidArgumentError, "mma: frac_bits: must be in [1, 40]"),
+                (dict(mma=(0, 16, 0, 0, 0, 0, 0, 0)), errors.InvalidArgumentError,
+                 "mma: frac_bits: must be in [1, 40]"),
                 (dict(mma=(25, 16, 256, 0, 0, 0, 0, 0)), errors.InvalidArgumentError,
                  "mma: rounding: not a Rounding value"),  # 256 would wrap to 0 in a uint8
                 (dict(mma=(25, 16, 0, 0, -1, 0, 0, 0)), errors.InvalidArgumentError,
