@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang-22 and sanitizers into OUTDIR
 # (default build-fuzz/): fuzz_libm, fuzz_tensor_io, fuzz_sweep, fuzz_attention_args, fuzz_sparse_mla_args
 # (and the controls fuzz_libm_planted, fuzz_libm_planted_nvcc, fuzz_attention_args_planted,
-# fuzz_sparse_mla_args_planted), each linked
+# fuzz_attention_args_planted_mma, fuzz_sparse_mla_args_planted), each linked
 # with the oracle's, the registry's and the CLI's JSON adapter's sources compiled the same way.
 #   bash fuzz/build_libfuzzer.sh [OUTDIR]
 # Run one (docs/reliability.md has the runs recorded so far):
@@ -43,11 +43,23 @@ echo "$out/fuzz_libm_planted"
   "${objs[@]}" -lmpfr -lgmp -lpthread -o "$out/fuzz_libm_planted_nvcc"
 echo "$out/fuzz_libm_planted_nvcc"
 # The attention argument validation and the C ABI (without CUDA), with the
-# CPU reference the C ABI carries (-mavx2 -mfma, as kernels/meson.build builds it).
-"$cxx" "${flags[@]}" -mavx2 -mfma -c kernels/src/reference/attention_reference.cpp -o "$out/obj/attention_reference.o"
-kobjs=("$out/obj/attention_reference.o" "$out"/obj/nvcc_mufu_*.o)
-for v in "" _planted; do
-  def=(); [ -n "$v" ] && def=(-DSAMEBITS_PLANT_VALIDATION_BUG)
+# CPU references the C ABI carries (-mavx2 -mfma, as kernels/meson.build builds them).
+# fuzz_attention_args runs the references on small problems: they are built with
+# the sanitizers but without coverage instrumentation (the tensor-core model's
+# compares made each execution ~10x slower, and the reference's branches are
+# not what the harness explores).
+kflags=("${flags[@]/-fsanitize=fuzzer-no-link,address,undefined/-fsanitize=address,undefined}")
+kobjs=()
+for ref in attention_reference attention_reference_tc sparse_mla_reference; do
+  "$cxx" "${kflags[@]}" -mavx2 -mfma -c "kernels/src/reference/$ref.cpp" -o "$out/obj/$ref.o" &
+  kobjs+=("$out/obj/$ref.o")
+done
+wait
+kobjs+=("$out"/obj/nvcc_mufu_*.o)
+for v in "" _planted _planted_mma; do
+  def=()
+  [ "$v" = _planted ] && def=(-DSAMEBITS_PLANT_VALIDATION_BUG)
+  [ "$v" = _planted_mma ] && def=(-DSAMEBITS_PLANT_MMA_VALIDATION_BUG)
   "$cxx" "${flags[@]}" "${def[@]}" -fsanitize=fuzzer,address,undefined fuzz/fuzz_attention_args.cpp \
     kernels/src/validate/attention_validate.cpp kernels/src/validate/sparse_mla_validate.cpp kernels/src/capi/c_api.cpp "${kobjs[@]}" -lpthread \
     -o "$out/fuzz_attention_args$v"

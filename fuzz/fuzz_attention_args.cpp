@@ -20,6 +20,22 @@
 //    without CUDA: they run the whole validation, pointer kinds excepted, and
 //    return its refusal or SAMEBITS_NOT_BUILT) against the same model plus the
 //    C ABI's own rules.
+// The problem also carries the arithmetic policy (attention.md §7: codes 0
+// fma-chain, 1 sm90-tensor-core, and invalid ones) and, or not, the
+// tensor-core model's parameters (samebits_mma_params, each field valid or
+// not, enum codes that would wrap in a uint8 included). The GPU entry points
+// take sm90-tensor-core only as its kernels can compute it (bf16/f16 inputs,
+// the hardware's model parameters, tile_rows 0, rows in 16-byte chunks, a
+// hand-over at 16-row groups), else SAMEBITS_UNSUPPORTED naming the rule;
+// and two more C entry points see the same problem:
+//  - samebits_attention_problem_fingerprint (reads policy, mma, libm): its
+//    verdict against the model (buffer sizes too), and an accepted string
+//    equal to the one written here from docs/kernels/attention-tc.md §9;
+//  - the CPU reference (samebits_attention_reference_forward / _backward),
+//    when the problem is small enough to give it real buffers filled with
+//    one value of every input dtype (totals <= 32 rows, heads <= 4, D <= 128,
+//    at most 4 sequences): refused exactly when the model of its checks (the
+//    C problem's rules, sm90-tensor-core's 16-bit inputs) says so, else run.
 // Any disagreement is a finding (abort, "finding: ..." on stderr). With
 // SAMEBITS_FUZZ_VERBOSE set, each call and both verdicts are printed.
 #include <algorithm>
@@ -55,7 +71,40 @@ struct Problem {
   std::vector<std::int32_t> cu_q, cu_k;  // num_seqs + 1 entries when num_seqs is in 1..kMaxSeqs
   bool host_q_null = false, host_k_null = false;
   FakePtr dev_cu_q, dev_cu_k;
+  std::int32_t policy = 0;  // c_api.h samebits_policy code (any int32)
+  bool has_mma = false;     // samebits_attention_problem.mma non-null
+  samebits_mma_params mma{25, 16, 0, 0, 0, 0, 0, 0};
 };
+
+// The tensor-core model's parameters, field by field (c_api.h, mma.md §2):
+// the valid values of each, written here again.
+struct MmaField {
+  const char* name;
+  std::int32_t samebits_mma_params::*member;
+  bool (*valid)(std::int32_t);
+};
+const MmaField kMmaFields[] = {
+    {"frac_bits", &samebits_mma_params::frac_bits, [](std::int32_t v) { return v >= 1 && v <= 40; }},
+    {"group", &samebits_mma_params::group,
+     [](std::int32_t v) { return v == 1 || v == 2 || v == 4 || v == 8 || v == 16; }},
+    {"rounding", &samebits_mma_params::rounding, [](std::int32_t v) { return v == 0 || v == 1; }},
+    {"c_join", &samebits_mma_params::c_join, [](std::int32_t v) { return v == 0 || v == 1; }},
+    {"zero_exponent", &samebits_mma_params::zero_exponent, [](std::int32_t v) { return v >= 0 && v <= 2; }},
+    {"product_exponent", &samebits_mma_params::product_exponent, [](std::int32_t v) { return v == 0 || v == 1; }},
+    {"zero_sign", &samebits_mma_params::zero_sign, [](std::int32_t v) { return v == 0 || v == 1; }},
+    {"overflow", &samebits_mma_params::overflow, [](std::int32_t v) { return v == 0 || v == 1; }},
+};
+
+// The C ABI's rules on policy and mma (c_api.h: mma is read only by
+// sm90-tensor-core, null means the defaults).
+void model_policy_c(const Problem& p, Violations& v) {
+  if (p.policy != 0 && p.policy != 1) v.push_back({"policy code", kUnsupported, {"policy code"}});
+  if (!p.has_mma) return;
+  if (p.policy != 1) v.push_back({"mma only under sm90-tensor-core", kInvalid, {"mma is read only"}});
+  for (const MmaField& f : kMmaFields)
+    if (!f.valid(p.mma.*f.member))
+      v.push_back({std::string("mma.") + f.name, kInvalid, {std::string("mma: ") + f.name + ":"}});
+}
 
 constexpr std::int32_t kMaxSeqs = 65536;  // arrays longer than the limit 65535 are built
 
@@ -84,6 +133,18 @@ void model_cu(const Problem& p, Violations& v) {
 
 // The problem's rules (api.hpp / params.hpp / docs §2), for the C++ API.
 void model_problem(const Problem& p, Violations& v) {
+  // sm90-tensor-core (attention-tc.md §1): bf16/f16 inputs, the launcher's tiles, and the
+  // hardware's model parameters only (tc::kHardwareParams: the header's defaults).
+  if (p.policy == 1) {
+    if (p.in_dtype != 1 && p.in_dtype != 2)
+      v.push_back({"sm90-tensor-core: bf16 or f16 inputs", kUnsupported, {"policy sm90-tensor-core"}});
+    if (p.tile_rows != 0) v.push_back({"sm90-tensor-core: tile_rows 0", kUnsupported, {"tile_rows"}});
+    const samebits_mma_params hw{25, 16, 0, 0, 0, 0, 0, 0};
+    if (p.has_mma && std::memcmp(&p.mma, &hw, sizeof hw) != 0)
+      v.push_back({"sm90-tensor-core: the hardware's model parameters", kUnsupported, {"other arithmetic"}});
+  } else if (p.policy != 0) {
+    v.push_back({"policy code", kUnsupported, {"policy code"}});
+  }
   if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm"}});
   if (!code_known(p.in_dtype)) v.push_back({"input dtype code", kUnsupported, {"input dtype", "in_dtype"}});
   if (p.d != 64 && p.d != 128) v.push_back({"D not 64 or 128", kUnsupported, {"head dim D", "d = "}});
@@ -149,9 +210,35 @@ struct Call {
   // C ABI only
   FakePtr workspace;
   std::int64_t workspace_bytes = 0;
+  std::uint8_t fingerprint_mode = 0;  // the problem fingerprint's buffer (run_fingerprint)
+  std::uint8_t reference_fill = 0;    // the reference's input values (run_reference)
 };
 
 // What the C++ API must refuse (kinds: whether pointer kinds are known).
+// The tensor-core kernels' rules on the tensors (attention-tc.md §1): rows
+// copied in 16-byte chunks (q, k, v; the backward's dout too), and a backward
+// continuing handed-on accumulators starts every sequence at a 16-row group.
+void model_tc(const Call& c, Violations& v) {
+  const Problem& p = c.p;
+  if (p.policy != 1) return;
+  auto chunked = [&](const TensorArg& t, std::int64_t rows) {
+    if (rows > 0 && (t.ptr.addr % 16 != 0 || t.row % 8 != 0 || t.head % 8 != 0))
+      v.push_back({std::string(t.name) + " in 16-byte chunks", kUnsupported, {"16-byte"}});
+  };
+  chunked(c.q, p.total_q);
+  chunked(c.k, p.total_k);
+  chunked(c.v, p.total_k);
+  if (!c.backward) return;
+  chunked(c.dout, p.total_q);
+  if (c.accum_k_in.addr == 0 || p.host_q_null || p.host_k_null) return;
+  for (int s = 0; s + 1 < static_cast<int>(p.cu_q.size()) && s < p.num_seqs && s + 1 < static_cast<int>(p.cu_k.size());
+       ++s) {
+    const std::int64_t lq = std::int64_t{p.cu_q[s + 1]} - p.cu_q[s], lk = std::int64_t{p.cu_k[s + 1]} - p.cu_k[s];
+    if (lq > 0 && (((lk - lq) % 16) + 16) % 16 != 0)
+      v.push_back({"hand-over at a 16-row group", kUnsupported, {"16-row group"}});
+  }
+}
+
 Violations model_cpp(const Call& c, bool kinds) {
   Violations v;
   const Problem& p = c.p;
@@ -173,7 +260,10 @@ Violations model_cpp(const Call& c, bool kinds) {
   model_tensor(c.o, p.o_dtype, tq, p.hq, d, v, kinds);
   const i128 lse_elems = i128{tq} * p.hq;
   if (lse_elems > 0) model_address("lse", c.lse, lse_elems * 4, 4, v, kinds);
-  if (!c.backward) return v;
+  if (!c.backward) {
+    model_tc(c, v);
+    return v;
+  }
   model_tensor(c.dout, p.in_dtype, tq, p.hq, d, v, kinds);
   model_tensor(c.dq, p.grad_dtype, tq, p.hq, d, v, kinds);
   model_tensor(c.dk, p.grad_dtype, tk, p.hkv, d, v, kinds);
@@ -194,6 +284,7 @@ Violations model_cpp(const Call& c, bool kinds) {
     model_address("accum_k_in", c.accum_k_in, accum_elems * 4, 4, v, kinds);
     model_address("accum_v_in", c.accum_v_in, accum_elems * 4, 4, v, kinds);
   }
+  model_tc(c, v);
   return v;
 }
 
@@ -209,7 +300,10 @@ std::string describe(const Call& c) {
                   std::to_string(p.grad_dtype) + " d=" + std::to_string(p.d) + " hq=" + std::to_string(p.hq) +
                   " hkv=" + std::to_string(p.hkv) + " num_seqs=" + std::to_string(p.num_seqs) +
                   " total_q=" + std::to_string(p.total_q) + " total_k=" + std::to_string(p.total_k) +
-                  " max=" + std::to_string(p.max_q) + "," + std::to_string(p.max_k);
+                  " max=" + std::to_string(p.max_q) + "," + std::to_string(p.max_k) +
+                  " policy=" + std::to_string(p.policy);
+  if (p.has_mma)
+    for (const MmaField& f : kMmaFields) s += std::string(" ") + f.name + "=" + std::to_string(p.mma.*f.member);
   for (const TensorArg* t : {&c.q, &c.k, &c.v, &c.o, &c.dout, &c.dq, &c.dk, &c.dv})
     s += std::string(" ") + t->name + "=(" + std::to_string(t->row) + "," + std::to_string(t->head) + ")";
   return s;
@@ -314,6 +408,42 @@ std::int32_t decode_max(Reader& r, std::int32_t longest_len) {
   }
 }
 
+// byte < 160: a valid value (0: the default); then the listed values, then a raw u32.
+std::int32_t decode_mma_field(Reader& r, std::int32_t dflt, std::int32_t (*valid)(std::uint8_t),
+                              std::initializer_list<std::int32_t> others) {
+  const std::uint8_t b = r.u8();
+  if (b == 0) return dflt;
+  if (b < 160) return valid(b);
+  const std::size_t i = b - 160;
+  if (i < others.size()) return others.begin()[i];
+  return static_cast<std::int32_t>(r.u32());
+}
+
+void decode_policy(Reader& r, Problem& p) {
+  const std::uint8_t pol = r.u8();
+  if (pol < 128) p.policy = 0;
+  else if (pol < 240) p.policy = 1;
+  else {
+    const std::int32_t bad[] = {2, -1, 256, 257, INT32_MIN, INT32_MAX};
+    p.policy = pol - 240 < 6 ? bad[pol - 240] : static_cast<std::int32_t>(r.u32());
+  }
+  p.has_mma = r.u8() >= 128;
+  if (!p.has_mma) return;
+  // Enum codes past 255 would wrap into valid ones in the model's uint8 enums.
+  const std::initializer_list<std::int32_t> bad_enum2 = {2, 255, 256, 257, -1, INT32_MIN, INT32_MAX, 3};
+  p.mma.frac_bits = decode_mma_field(r, 25, [](std::uint8_t b) { return 1 + b % 40; },
+                                     {0, 41, -1, 64, INT32_MIN, INT32_MAX, 256 + 25, 40, 1});
+  p.mma.group = decode_mma_field(r, 16, [](std::uint8_t b) { return std::int32_t{1} << (b % 5); },
+                                 {0, 3, 32, -16, 5, 6, 12, 17, 256 + 16, INT32_MIN});
+  p.mma.rounding = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
+  p.mma.c_join = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
+  p.mma.zero_exponent = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 3}; },
+                                         {3, 255, 256, 258, -1, INT32_MIN, INT32_MAX});
+  p.mma.product_exponent = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
+  p.mma.zero_sign = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
+  p.mma.overflow = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
+}
+
 std::int64_t decode_total(Reader& r, const std::vector<std::int32_t>& cu) {
   const std::int64_t t = cu.empty() ? 0 : cu.back();
   switch (r.u8() % 16) {
@@ -403,6 +533,12 @@ Call decode(Reader& r, KindTable& kinds) {
   // dq's workspaces (read last: inputs from before they existed decode as before).
   c.dq_accum = decode_ptr(r, 20, &kinds);
   c.dq_flags = decode_ptr(r, 21, &kinds);
+  // The policy and the model's parameters, then the fingerprint's buffer and
+  // the reference's fill (read after all of the above, for the same reason:
+  // an older input decodes as fma-chain, mma null).
+  decode_policy(r, p);
+  c.fingerprint_mode = r.u8();
+  c.reference_fill = r.u8();
   // Two fake pointers may share an address (the fixed ones near the top):
   // the kind is the address's, as the callback answers it.
   for (FakePtr* f : {&c.q.ptr, &c.k.ptr, &c.v.ptr, &c.o.ptr, &c.dout.ptr, &c.dq.ptr, &c.dk.ptr, &c.dv.ptr, &c.lse,
@@ -429,6 +565,8 @@ ka::ForwardParams forward_params(const Call& c) {
   f.in_dtype = static_cast<DType>(p.in_dtype);
   f.libm = static_cast<ka::Libm>(p.libm);
   f.tile_rows = p.tile_rows;
+  f.policy = static_cast<ka::Policy>(p.policy);
+  if (p.policy == 1 && p.has_mma) f.mma = kv::mma_params_of(&p.mma);
   return f;
 }
 
@@ -483,6 +621,7 @@ Violations model_c(const Call& c) {
   const Problem& p = c.p;
   const std::vector<std::string> none;
   if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm"}});
+  model_policy_c(p, v);
   if (p.d != 64 && p.d != 128) v.push_back({"d", kUnsupported, {"d = "}});
   if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv) v.push_back({"hq, hkv", kInvalid, {"hq"}});
   if (p.causal != 0 && p.causal != 1) v.push_back({"causal 0 or 1", kInvalid, {"causal"}});
@@ -534,10 +673,9 @@ Violations model_c(const Call& c) {
   return v;
 }
 
-void run_c(const Call& c) {
+// The C problem of a call (host cu_seqlens as given, fake device ones).
+samebits_attention_problem c_problem(const Call& c) {
   const Problem& p = c.p;
-  // The C ABI reads num_seqs + 1 host entries: give it only what exists.
-  if (p.num_seqs > kMaxSeqs || (p.num_seqs > 0 && p.cu_q.empty())) return;
   samebits_attention_problem cp{};
   cp.num_seqs = p.num_seqs;
   cp.max_seqlen_q = p.max_q, cp.max_seqlen_k = p.max_k;
@@ -552,6 +690,16 @@ void run_c(const Call& c) {
   const ka::HostSeqlens h = host_of(c);
   cp.cu_seqlens_q_host = h.cu_q;
   cp.cu_seqlens_k_host = h.cu_k;
+  cp.policy = p.policy;
+  cp.mma = p.has_mma ? &p.mma : nullptr;
+  return cp;
+}
+
+void run_c(const Call& c) {
+  const Problem& p = c.p;
+  // The C ABI reads num_seqs + 1 host entries: give it only what exists.
+  if (p.num_seqs > kMaxSeqs || (p.num_seqs > 0 && p.cu_q.empty())) return;
+  const samebits_attention_problem cp = c_problem(c);
   std::int32_t rc;
   if (!c.backward)
     rc = samebits_attention_forward(&cp, tensor3(c.q), tensor3(c.k), tensor3(c.v), tensor3(c.o), ptr<float>(c.lse),
@@ -570,6 +718,100 @@ void run_c(const Call& c) {
   if (accepted) check_safe(c);
 }
 
+// The fingerprint of a valid (policy, mma, libm), written from
+// docs/kernels/attention-tc.md §9 (and attention.md §7 for fma-chain).
+std::string expected_fingerprint(const Problem& p) {
+  const std::string libm = p.libm == 1 ? "cr" : "nvcc";
+  if (p.policy == 0) return "samebits-attention/1 policy=fma-chain/1 B=64 libm=" + libm;
+  const samebits_mma_params m = p.has_mma ? p.mma : samebits_mma_params{25, 16, 0, 0, 0, 0, 0, 0};
+  static const char* const rounding[] = {"rz", "rn"};
+  static const char* const c_join[] = {"first", "after"};
+  static const char* const zero_exponent[] = {"fmin", "ignored", "m126"};
+  static const char* const product_exponent[] = {"raw", "norm"};
+  static const char* const zero_sign[] = {"ieee", "pos"};
+  static const char* const overflow[] = {"inf", "sat"};
+  return "samebits-attention/1 policy=sm90-tc/1(F=" + std::to_string(m.frac_bits) + ",G=" + std::to_string(m.group) +
+         ",R=" + rounding[m.rounding] + ",C=" + c_join[m.c_join] + ",Z=" + zero_exponent[m.zero_exponent] +
+         ",P=" + product_exponent[m.product_exponent] + ",S=" + zero_sign[m.zero_sign] + ",O=" + overflow[m.overflow] +
+         ") Bk=128 libm=" + libm;
+}
+
+// samebits_attention_problem_fingerprint: reads policy, mma and libm only.
+void run_fingerprint(const Call& c) {
+  const Problem& p = c.p;
+  const std::uint8_t mode = c.fingerprint_mode;
+  const bool null_problem = mode >= 250, null_buf = mode >= 240 && mode < 250;
+  Violations v;
+  if (null_problem) v.push_back({"problem non-null", kInvalid, {"problem is null"}});
+  else {
+    if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm code"}});
+    model_policy_c(p, v);
+  }
+  const std::string want = v.empty() ? expected_fingerprint(p) : std::string();
+  const std::int64_t need = v.empty() ? static_cast<std::int64_t>(want.size()) + 1 : 256;
+  const std::int64_t len = mode < 200 ? 256 : mode < 210 ? need : mode < 220 ? need - 1 : mode < 230 ? 0
+                           : mode < 240 ? -1 : 256;
+  if (v.empty() && (null_buf || len < need)) v.push_back({"buffer large enough", kInvalid, {"buffer needs"}});
+  char buf[512];
+  std::memset(buf, 'x', sizeof buf);
+  const samebits_attention_problem cp = c_problem(c);
+  const std::int32_t rc = samebits_attention_problem_fingerprint(null_problem ? nullptr : &cp,
+                                                                 null_buf ? nullptr : buf, len);
+  static const bool verbose = std::getenv("SAMEBITS_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "  fingerprint(len %lld) -> %d %s\n", static_cast<long long>(len), rc,
+                            rc ? samebits_last_error() : buf);
+  compare("the problem fingerprint", v, rc == SAMEBITS_OK, static_cast<ka::StatusCode>(rc),
+          rc ? samebits_last_error() : "", c);
+  if (rc == SAMEBITS_OK && want != buf)
+    finding("the problem fingerprint differs from attention-tc.md §9", std::string(buf) + " | want " + want);
+}
+
+// What the CPU reference entry points refuse (c_api.cpp: the C problem's
+// rules, then sm90-tensor-core's input dtype; tensor pointers are real here).
+Violations model_reference(const Call& c) {
+  Violations v;
+  const Problem& p = c.p;
+  if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm code"}});
+  model_policy_c(p, v);
+  if (p.d != 64 && p.d != 128) v.push_back({"d", kUnsupported, {"d = "}});
+  if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv) v.push_back({"hq, hkv", kInvalid, {"hq"}});
+  if (p.causal != 0 && p.causal != 1) v.push_back({"causal 0 or 1", kInvalid, {"causal"}});
+  if (!std::isfinite(p.scale) || p.scale < 0) v.push_back({"scale finite >= 0", kInvalid, {"scale"}});
+  if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
+  else model_cu(p, v);
+  if (!v.empty() || p.policy != 1) return v;
+  if (!code_known(p.in_dtype)) v.push_back({"in_dtype code", kUnsupported, {"in_dtype code"}});
+  else if (p.in_dtype == 0)
+    v.push_back({"sm90-tensor-core takes 16-bit inputs", kUnsupported, {"in_dtype float32 is not supported"}});
+  return v;
+}
+
+// The CPU reference on real buffers, when the problem is small (its sizes
+// are the buffers': the reference trusts them once the checks pass).
+void run_reference(const Call& c) {
+  const Problem& p = c.p;
+  if (p.num_seqs < 1 || p.num_seqs > 4 || p.cu_q.empty() || p.total_q < 0 || p.total_q > 32 || p.total_k < 0 ||
+      p.total_k > 32 || p.hq < 0 || p.hq > 4 || p.hkv < 0 || p.hkv > 4 || p.d < 1 || p.d > 128)
+    return;
+  // Values of every input dtype (the tensor-core policy refuses others).
+  const float fills[] = {0.0f, 1.0f, -0.0f, 0.5f, -2.0f};
+  const float fill = fills[c.reference_fill % 5];
+  const std::size_t nq = static_cast<std::size_t>(p.total_q * p.hq * p.d) + 1;
+  const std::size_t nk = static_cast<std::size_t>(p.total_k * p.hkv * p.d) + 1;
+  const std::size_t nl = static_cast<std::size_t>(p.total_q * p.hq) + 1;
+  std::vector<float> q(nq, fill), k(nk, fill), v(nk, fill), o(nq, fill), dout(nq, fill), lse(nl, 0.0f);
+  std::vector<float> dq(nq), dk(nk), dv(nk);
+  const samebits_attention_problem cp = c_problem(c);
+  const std::int32_t rc =
+      c.backward ? samebits_attention_reference_backward(&cp, q.data(), k.data(), v.data(), o.data(), dout.data(),
+                                                         lse.data(), dq.data(), dk.data(), dv.data(), 1)
+                 : samebits_attention_reference_forward(&cp, q.data(), k.data(), v.data(), o.data(), lse.data(), 1);
+  static const bool verbose = std::getenv("SAMEBITS_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "  reference -> %d %s\n", rc, rc ? samebits_last_error() : "");
+  compare("the C reference", model_reference(c), rc == SAMEBITS_OK, static_cast<ka::StatusCode>(rc),
+          rc ? samebits_last_error() : "", c);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -578,5 +820,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Call c = decode(r, kinds);
   run_cpp(c, kinds);
   run_c(c);
+  run_fingerprint(c);
+  run_reference(c);
   return 0;
 }

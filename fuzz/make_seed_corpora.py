@@ -16,7 +16,12 @@ attention_args/: calls of the attention argument validation, encoded as
   both dtypes and head dims, GQA, several sequences, both stride orders), and
   each rule broken alone (codes, D, hq/hkv, limits, cu_seqlens, totals,
   max_seqlen, null/misaligned/host pointers, strides that overlap or overflow,
-  the workspace). Only this part runs without SAMEBITS (`--attention-only`).
+  the workspace); the arithmetic policy (sm90-tensor-core with the model's
+  defaults or other parameters, refused by the GPU entry points and computed
+  by the reference; codes out of range; mma under fma-chain; each mma field
+  out of range; float32 inputs), the problem fingerprint's buffer and the
+  reference's input values. Only this part runs without SAMEBITS
+  (`--attention-only`).
 sparse_mla_args/: calls of the sparse MLA argument validation, encoded as
   fuzz_sparse_mla_args.cpp decodes them: valid problems (forward and backward,
   both dtypes and head dims, sinks, chunks, padded and heads-major strides),
@@ -42,13 +47,33 @@ exe = args[0] if args else os.path.join(ROOT, 'build', 'cli', 'samebits')
 out = os.path.join(HERE, 'corpus')
 
 
+MMA_FIELDS = ('frac_bits', 'group', 'rounding', 'c_join', 'zero_exponent', 'product_exponent', 'zero_sign',
+              'overflow')
+
+
+def policy_tail(policy=0, mma=None, fingerprint=0, fill=0):
+    """The bytes fuzz_attention_args reads after dq_flags: policy (0 fma-chain, 1 sm90-tensor-core,
+    ('bad', i): the i-th invalid code of decode_policy), mma (None: a null pointer; a dict
+    {field: byte}: byte 0 the default, 1..159 a valid value, 160+i the field's i-th listed bad
+    value), the problem fingerprint's buffer mode and the reference's fill byte."""
+    b = bytearray([0 if policy == 0 else 128 if policy == 1 else 240 + policy[1]])
+    if mma is None:
+        b.append(0)
+    else:
+        b.append(128)
+        b += bytes(mma.get(f, 0) for f in MMA_FIELDS)
+    b += bytes([fingerprint, fill])
+    return bytes(b)
+
+
 def attention_call(backward=False, libm=0, bf16=True, d128=False, causal=False, hkv=1, group=1, lens=(0,),
-                   lens_k=None, picks=None, tensors=None, ptrs=None, accum_in=0, workspace=0, extra=None):
+                   lens_k=None, picks=None, tensors=None, ptrs=None, accum_in=0, workspace=0, extra=None, tail=b''):
     """Bytes that fuzz_attention_args decodes as this call. picks: {field: byte} for the fields
     read with pick_i32 (byte < 200: the valid value, 200+i: the i-th bad one, else a raw u32 after
     it); tensors: {index: (ptr byte, stride byte[, [bytes the stride choice reads]])} for q k v o
     dout dq dk dv; ptrs: {index: byte}
-    for lse delta accum_k accum_v dq_accum dq_flags."""
+    for lse delta accum_k accum_v dq_accum dq_flags; tail: policy_tail()'s bytes (none: fma-chain,
+    mma null)."""
     picks = picks or {}
     extra = extra or {}
     b = bytearray()
@@ -78,9 +103,9 @@ def attention_call(backward=False, libm=0, bf16=True, d128=False, causal=False, 
     b.append(accum_in)
     b.append(workspace)
     b.append(extra.get('workspace_bytes', 0))
-    for i in (4, 5):  # dq_accum, dq_flags (decoded last)
+    for i in (4, 5):  # dq_accum, dq_flags
         b.append((ptrs or {}).get(i, 0))
-    return bytes(b)
+    return bytes(b) + tail
 
 
 def attention_seeds():
@@ -172,6 +197,54 @@ def attention_seeds():
             seeds[f'ptr_{t}_top_long'] = attention_call(False, hkv=8, group=8, lens=(30,), tensors={i: (5, 0)})
     # The C ABI backward's workspace for hq near 2^31: its size overflows int64.
     seeds['workspace_overflow_hq'] = attention_call(True, lens=(216, 215), picks={'hkv': 204, 'hq': 204})
+    # The arithmetic policy (small problems: the reference runs on them). sm90-tensor-core: the GPU
+    # entry points refuse it, the reference computes it (bf16, fp16; the model's defaults, null or
+    # given, and other parameters); the fill bytes pick 1.0, -0.0, 0.5, -2.0 as the inputs.
+    for bwd in (False, True):
+        for bf16 in (True, False):
+            for causal in (False, True):
+                n = f"tc_{'bwd' if bwd else 'fwd'}_{'bf16' if bf16 else 'f16'}_{'causal' if causal else 'full'}"
+                seeds[n] = attention_call(bwd, bf16=bf16, causal=causal, hkv=2, group=2, lens=(5, 12),
+                                          tail=policy_tail(1, fill=1 + bwd + 2 * causal))
+    seeds['tc_d128_gqa4_cr'] = attention_call(True, libm=1, d128=True, hkv=1, group=4, lens=(3, 20), lens_k=(17, 4),
+                                              tail=policy_tail(1, fill=3))
+    seeds['tc_mma_defaults_given'] = attention_call(True, hkv=2, group=2, lens=(9,), tail=policy_tail(1, mma={}))
+    # every field at a valid non-default value: F = 1 + 13 % 40, G = 2^(3 % 5) = 8, rn, after,
+    # Z = 2 % 3 (fixed_m126), normalized, positive, saturate
+    seeds['tc_mma_other'] = attention_call(True, causal=True, hkv=2, group=2, lens=(7, 9),
+                                           tail=policy_tail(1, mma={f: (13, 3, 1, 1, 2, 1, 1, 1)[i]
+                                                                    for i, f in enumerate(MMA_FIELDS)}, fill=1))
+    seeds['tc_mma_f40_g1'] = attention_call(False, hkv=1, group=1, lens=(4,),
+                                            tail=policy_tail(1, mma={'frac_bits': 39, 'group': 5}, fill=1))
+    # policy codes out of range: 2, -1, 256, 257, INT32_MIN, INT32_MAX, raw
+    for i in range(6):
+        seeds[f'policy_bad_{i}'] = attention_call(i % 2 == 1, hkv=2, group=2, lens=(4, 2), tail=policy_tail(('bad', i)))
+    seeds['policy_bad_raw'] = attention_call(True, lens=(4,), tail=policy_tail(('bad', 6)) + bytes([7, 0, 0, 1]))
+    # mma given under fma-chain (read only by sm90-tensor-core), valid and not
+    seeds['mma_under_fma_chain'] = attention_call(True, hkv=2, group=2, lens=(4, 2), tail=policy_tail(0, mma={}))
+    seeds['mma_bad_under_fma_chain'] = attention_call(False, lens=(4,), tail=policy_tail(0, mma={'group': 161}))
+    # each mma field out of range alone (the first listed values; 256 + x would wrap in a uint8)
+    for f, n in (('frac_bits', 7), ('group', 9), ('rounding', 7), ('c_join', 4), ('zero_exponent', 7),
+                 ('product_exponent', 4), ('zero_sign', 4), ('overflow', 4)):
+        for i in range(n):
+            seeds[f'mma_bad_{f}_{i}'] = attention_call(i % 2 == 0, hkv=2, group=2, lens=(3, 5),
+                                                       tail=policy_tail(1, mma={f: 160 + i}))
+    # float32 inputs, an unknown input dtype, D 96 under the tensor-core policy
+    seeds['tc_f32_inputs'] = attention_call(True, hkv=2, group=2, lens=(6,), picks={'in_dtype': 200},
+                                            tail=policy_tail(1))
+    seeds['tc_f32_inputs_fwd'] = attention_call(False, lens=(6,), picks={'in_dtype': 200, 'o_dtype': 200},
+                                                tail=policy_tail(1))
+    seeds['tc_in_dtype_3'] = attention_call(True, lens=(6,), picks={'in_dtype': 201}, tail=policy_tail(1))
+    seeds['tc_d96'] = attention_call(False, lens=(6,), picks={'d': 200}, tail=policy_tail(1))
+    seeds['tc_hkv3'] = attention_call(True, hkv=2, group=4, lens=(2, 3), picks={'hkv': 202}, tail=policy_tail(1))
+    seeds['tc_cu_decrease'] = attention_call(False, lens=(5, 241, 2), tail=policy_tail(1))
+    # the problem fingerprint's buffer: exactly enough, one short, 0, -1, null; a null problem
+    for n, mode in (('exact', 200), ('short', 210), ('zero', 220), ('neg', 230), ('null_buf', 240),
+                    ('null_problem', 250)):
+        seeds[f'fingerprint_tc_{n}'] = attention_call(False, lens=(2,), tail=policy_tail(1, fingerprint=mode))
+        seeds[f'fingerprint_fma_{n}'] = attention_call(False, libm=1, lens=(2,), tail=policy_tail(0, fingerprint=mode))
+    seeds['fingerprint_tc_mma_exact'] = attention_call(False, lens=(2,), tail=policy_tail(
+        1, mma={'frac_bits': 9, 'group': 1, 'zero_exponent': 1}, fingerprint=200))
     return seeds
 
 

@@ -2,6 +2,7 @@
 
     import samebits
     samebits.fingerprint("attention", "nvcc")   # the contract the bits follow
+    samebits.fingerprint("attention", policy="sm90-tensor-core", mma=samebits.MmaParams(frac_bits=24))
     r = samebits.compare(expected, actual)      # `samebits compare` on arrays, tensors or files
     from samebits.torch import attention, sparse_mla   # autograd ops (CUDA; needs torch)
     from samebits import reference              # the CPU references on numpy arrays
@@ -17,7 +18,8 @@ __version__ = "0.1.0"
 from .errors import (CudaError, InvalidArgumentError, LibraryError, NotBuiltError, SamebitsError,  # noqa: F401
                      UnsupportedError)
 
-__all__ = ["fingerprint", "load_library", "has_cuda_kernels", "compare", "compare_files", "read_tensor_file",
+__all__ = ["fingerprint", "MmaParams", "load_library", "has_cuda_kernels", "compare", "compare_files",
+           "read_tensor_file",
            "CompareError", "SamebitsError", "InvalidArgumentError", "UnsupportedError", "CudaError",
            "NotBuiltError", "LibraryError"]
 
@@ -36,13 +38,24 @@ def has_cuda_kernels():
     return load_library().cuda
 
 
-def fingerprint(op="attention", libm="nvcc"):
+def fingerprint(op="attention", libm="nvcc", *, policy="fma-chain", mma=None):
     """The contract fingerprint of an op ("attention" or "sparse_mla") under a
-    libm ("nvcc" or "cr"), from the C ABI, e.g.
-    "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc"."""
+    libm ("nvcc" or "cr") and, for attention, an arithmetic policy
+    ("fma-chain" or "sm90-tensor-core", docs/kernels/attention-tc.md, whose
+    tensor-core model's parameters mma names: None for the defaults, an
+    MmaParams, a dict of its fields), from the C ABI, e.g.
+    "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc" or
+    "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=fmin,
+    P=raw,S=ieee,O=inf) Bk=128 libm=nvcc" (one line)."""
     if op not in OPS:
         raise ValueError(f"op: {op!r} unknown ({', '.join(OPS)})")
-    return load_library().fingerprint(op, libm)
+    from . import _validate
+    policy, codes = _validate.check_policy(policy, mma)
+    if policy == _validate.FMA_CHAIN:
+        return load_library().fingerprint(op, libm)
+    if op != "attention":
+        raise ValueError(f"policy: {policy!r} is defined for op \"attention\" only ({op} has policy fma-chain)")
+    return load_library().problem_fingerprint(policy, codes, libm)
 
 
 def compare(expected, actual, *, nan_policy="bits", as_bf16=False, max_report=10):
@@ -66,6 +79,9 @@ def read_tensor_file(path, *, as_bf16=False):
 
 
 def __getattr__(name):
+    if name == "MmaParams":
+        from ._validate import MmaParams
+        return MmaParams
     if name == "CompareError":
         from .comparison import CompareError
         return CompareError

@@ -197,6 +197,19 @@ class Library:
         self.call(fn, libm_code(libm), buf, len(buf))
         return buf.value.decode("ascii")
 
+    def problem_fingerprint(self, policy, mma, libm):
+        """samebits_attention_problem_fingerprint of a problem with this
+        policy (a POLICY_CODES name), mma (8 C codes, or None: a null
+        pointer, the model's defaults) and libm; the C ABI checks all three."""
+        p = AttentionProblem(libm=libm_code(libm), policy=POLICY_CODES[policy])
+        m = None
+        if mma is not None:
+            m = MmaParams(*mma)
+            p.mma = C.addressof(m)
+        buf = C.create_string_buffer(256)
+        self.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))
+        return buf.value.decode("ascii")
+
 
 _lock = threading.Lock()
 _loaded = None
@@ -242,9 +255,9 @@ def libm_code(libm):
 
 def attention_problem(plan, *, cu_q_device=None, cu_k_device=None, o_dtype=None, grad_dtype=None):
     """samebits_attention_problem of an AttentionPlan. The host copies of
-    cu_seqlens live in the returned structure's _keep; cu_*_device are the
-    device arrays' addresses (the reference ignores them: None makes them the
-    host copies)."""
+    cu_seqlens (and the mma parameters, under sm90-tensor-core) live in the
+    returned structure's _keep; cu_*_device are the device arrays' addresses
+    (the reference ignores them: None makes them the host copies)."""
     n = len(plan.cu_q)
     hq_arr = (C.c_int32 * n)(*plan.cu_q)
     hk_arr = (C.c_int32 * n)(*plan.cu_k)
@@ -257,8 +270,12 @@ def attention_problem(plan, *, cu_q_device=None, cu_k_device=None, o_dtype=None,
         grad_dtype=in_dtype if grad_dtype is None else grad_dtype, libm=LIBM_CODES[plan.libm],
         cu_seqlens_q=host_q if cu_q_device is None else cu_q_device,
         cu_seqlens_k=host_k if cu_k_device is None else cu_k_device,
-        cu_seqlens_q_host=host_q, cu_seqlens_k_host=host_k)
-    p._keep = (hq_arr, hk_arr)
+        cu_seqlens_q_host=host_q, cu_seqlens_k_host=host_k, policy=POLICY_CODES[plan.policy])
+    mma = None
+    if plan.mma is not None:
+        mma = MmaParams(*plan.mma)
+        p.mma = C.addressof(mma)
+    p._keep = (hq_arr, hk_arr, mma)
     return p
 
 

@@ -12,12 +12,18 @@ The limits mirror kernels/src/validate/attention_validate.cpp and
 sparse_mla_validate.cpp (attention: D in {64, 128}, hq % hkv == 0,
 hq <= 65535, num_seqs <= 65535, max_seqlen <= 2^30; sparse MLA: D in
 {512, 128}, heads <= 1048560, tokens < 2^31, num_kv < 2^31 - 1, topk <= 2^24).
+
+The attention contract's arithmetic policies (docs/kernels/attention.md §7):
+"fma-chain" (the default) and "sm90-tensor-core" (docs/kernels/attention-tc.md:
+bfloat16 or float16 inputs, D 64 or 128, the tensor-core model's parameters
+MmaParams; CPU reference only for now: the GPU entry points refuse it).
 """
+import dataclasses
 import math
 import numbers
 import operator
 import struct
-from typing import NamedTuple, Optional, Tuple
+from typing import NamedTuple, Optional, Tuple, Union
 
 from . import _lib
 
@@ -26,6 +32,118 @@ ELEMENT_SIZE = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "float64"
 ATTENTION_DTYPES = ("bfloat16", "float16", "float32")
 SPARSE_DTYPES = ("bfloat16", "float32")
 INT32_MAX = 2**31 - 1
+
+
+# ---- the arithmetic policy and the tensor-core model's parameters ----------------
+
+FMA_CHAIN, SM90_TENSOR_CORE = "fma-chain", "sm90-tensor-core"
+POLICIES = (FMA_CHAIN, SM90_TENSOR_CORE)
+TC_DTYPES = ("bfloat16", "float16")  # what sm90-tensor-core's products take
+
+# samebits_mma_params (c_api.h) field by field, in the struct's order: the
+# enum fields' value names (samebits::mma::sm90's enums, index = the C code).
+MMA_FIELDS = ("frac_bits", "group", "rounding", "c_join", "zero_exponent", "product_exponent", "zero_sign",
+              "overflow")
+MMA_ENUMS = {
+    "rounding": ("toward_zero", "nearest_even"),
+    "c_join": ("first_group", "after_products"),
+    "zero_exponent": ("format_min", "ignored", "fixed_m126"),
+    "product_exponent": ("raw", "normalized"),
+    "zero_sign": ("ieee", "positive"),
+    "overflow": ("infinity", "saturate"),
+}
+MMA_FRAC_BITS = (1, 40)          # mma::sm90::kMaxFracBits
+MMA_GROUPS = (1, 2, 4, 8, 16)    # divides the instruction's k = 16
+
+
+def _mma_code(field, value):
+    """The C code of one MmaParams field, or TypeError / ValueError naming it."""
+    where = f"mma.{field}"
+    if isinstance(value, bool):
+        raise TypeError(f"{where}: {value!r} is a bool; give an int" +
+                        ("" if field in ("frac_bits", "group") else " code or a name"))
+    if field in MMA_ENUMS:
+        names = MMA_ENUMS[field]
+        if isinstance(value, str):
+            if value not in names:
+                raise ValueError(f"{where}: {value!r} unknown ({', '.join(names)})")
+            return names.index(value)
+        if not isinstance(value, numbers.Integral):
+            raise TypeError(f"{where}: {value!r} is neither a name ({', '.join(names)}) nor an int code")
+        if not 0 <= int(value) < len(names):
+            raise ValueError(f"{where}: code {int(value)} unknown (" +
+                             ", ".join(f"{i} {n}" for i, n in enumerate(names)) + ")")
+        return int(value)
+    if not isinstance(value, numbers.Integral):
+        raise TypeError(f"{where}: {value!r} is not an int")
+    v = int(value)
+    if field == "frac_bits" and not MMA_FRAC_BITS[0] <= v <= MMA_FRAC_BITS[1]:
+        raise ValueError(f"{where}: {v}; must be in [{MMA_FRAC_BITS[0]}, {MMA_FRAC_BITS[1]}]")
+    if field == "group" and v not in MMA_GROUPS:
+        raise ValueError(f"{where}: {v}; must divide 16 ({', '.join(map(str, MMA_GROUPS))}): products per fused step "
+                         "of one k16 instruction")
+    return v
+
+
+@dataclasses.dataclass(frozen=True)
+class MmaParams:
+    """The tensor-core model's parameters (samebits::mma::sm90::Params,
+    c_api.h's samebits_mma_params, docs/kernels/mma.md §2) that policy
+    "sm90-tensor-core" takes; the defaults are the C header's (the candidate
+    the hardware probe tests first: not measured yet). Enum fields take the
+    value's name or its C code; each field is checked here, naming it."""
+    frac_bits: int = 25                      # F: fractional bits kept below the largest exponent, 1..40
+    group: int = 16                          # products per fused step: 1, 2, 4, 8 or 16
+    rounding: Union[str, int] = "toward_zero"          # or "nearest_even"
+    c_join: Union[str, int] = "first_group"            # or "after_products"
+    zero_exponent: Union[str, int] = "format_min"      # or "ignored", "fixed_m126"
+    product_exponent: Union[str, int] = "raw"          # or "normalized"
+    zero_sign: Union[str, int] = "ieee"                # or "positive"
+    overflow: Union[str, int] = "infinity"             # or "saturate"
+
+    def __post_init__(self):
+        self.codes()
+
+    def codes(self):
+        """The 8 C codes, in samebits_mma_params' field order."""
+        return tuple(_mma_code(f, getattr(self, f)) for f in MMA_FIELDS)
+
+
+def check_policy(policy, mma=None):
+    """(policy, mma codes or None) of the policy keyword and its mma. mma:
+    None (the model's defaults; the C ABI gets a null pointer), an
+    MmaParams, a dict {field: value} (the other fields default), or a
+    sequence of the 8 C codes in samebits_mma_params' order; only policy
+    "sm90-tensor-core" reads it."""
+    if not isinstance(policy, str) or policy not in POLICIES:
+        raise ValueError(f"policy: {policy!r} unknown (\"fma-chain\" or \"sm90-tensor-core\")")
+    if mma is None:
+        return policy, None
+    if policy != SM90_TENSOR_CORE:
+        raise ValueError(f"mma: only policy \"sm90-tensor-core\" reads the tensor-core model's parameters; policy is "
+                         f"{policy!r} (pass mma=None)")
+    if isinstance(mma, MmaParams):
+        return policy, mma.codes()
+    if isinstance(mma, dict):
+        unknown = [k for k in mma if k not in MMA_FIELDS]
+        if unknown:
+            raise ValueError(f"mma: field {unknown[0]!r} unknown ({', '.join(MMA_FIELDS)})")
+        return policy, MmaParams(**mma).codes()
+    if isinstance(mma, (list, tuple)):
+        if len(mma) != len(MMA_FIELDS):
+            raise ValueError(f"mma: {len(mma)} codes; a sequence needs the 8 of samebits_mma_params "
+                             f"({', '.join(MMA_FIELDS)})")
+        return policy, MmaParams(*mma).codes()
+    raise TypeError(f"mma: {type(mma).__name__} is not an MmaParams, a dict or a sequence of 8 codes (None: the "
+                    "defaults)")
+
+
+def check_policy_dtype(policy, dtype, name):
+    """policy sm90-tensor-core takes bfloat16 or float16 inputs only: a
+    TypeError naming `name` (the argument that carries the dtype)."""
+    if policy == SM90_TENSOR_CORE and dtype not in TC_DTYPES:
+        raise TypeError(f"{name}: dtype {dtype} is not supported by policy sm90-tensor-core (bfloat16 or float16 "
+                        "inputs only: the tensor-core products take 16-bit operands)")
 
 
 class TensorDesc(NamedTuple):
@@ -178,6 +296,8 @@ class AttentionPlan(NamedTuple):
     dtype: str
     batch: Optional[Tuple[int, int, int]]
     strides3: dict
+    policy: str = FMA_CHAIN
+    mma: Optional[Tuple[int, ...]] = None  # the 8 C codes, or None: the model's defaults (null in the C ABI)
 
     @property
     def num_seqs(self):
@@ -206,13 +326,18 @@ def _rows_view(name, t):
 
 
 def check_attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None, libm="nvcc",
-                    device_kind="cuda", dtypes=ATTENTION_DTYPES, dout=None):
+                    device_kind="cuda", dtypes=ATTENTION_DTYPES, dout=None, policy=FMA_CHAIN, mma=None,
+                    input_dtype=None):
     """Checks attention's arguments (TensorDescs q, k, v; optionally dout, the
     backward's incoming gradient, of q's shape and dtype) and returns the
     AttentionPlan. Layouts: q [Tq, Hq, D], k and v [Tk, Hkv, D] with
     cu_seqlens (a sequence of ints, the same rows in q and k unless
     cu_seqlens_k is given) or one sequence; or q [B, Sq, Hq, D], k and v
-    [B, Sk, Hkv, D] (B sequences, no cu_seqlens)."""
+    [B, Sk, Hkv, D] (B sequences, no cu_seqlens). policy, mma: check_policy.
+    input_dtype (the CPU reference, whose arrays are float32): the dtype
+    whose values they hold, which the plan takes as its input dtype (None:
+    the tensors' own)."""
+    policy, mma_codes = check_policy(policy, mma)
     named = [("q", q), ("k", k), ("v", v)] + ([("dout", dout)] if dout is not None else [])
     for name, t in named:
         if len(t.shape) not in (3, 4):
@@ -225,6 +350,14 @@ def check_attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scal
         _dtype(name, t, dtypes)
         if t.dtype != q.dtype:
             raise TypeError(f"{name}: dtype {t.dtype} but q is {q.dtype} (one input dtype)")
+    if input_dtype is None:
+        in_dtype = q.dtype
+        check_policy_dtype(policy, in_dtype, "q")
+    else:
+        if input_dtype not in ATTENTION_DTYPES:
+            raise ValueError(f"input_dtype: {input_dtype!r} unknown ({', '.join(ATTENTION_DTYPES)})")
+        in_dtype = input_dtype
+        check_policy_dtype(policy, in_dtype, "input_dtype")
     batched = len(q.shape) == 4
     if batched:
         if k.shape[0] != q.shape[0] or v.shape[0] != q.shape[0]:
@@ -283,7 +416,8 @@ def check_attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scal
     if max(max_q, max_k) > 2**30:
         raise ValueError(f"cu_seqlens: a sequence of {max(max_q, max_k)} rows; at most 2^30")
     return AttentionPlan(total_q, total_k, hq, hkv, d, cu_q, cu_k, max_q, max_k, causal, check_scale(scale),
-                         check_libm(libm), q.dtype, batch, {n: (v_[3], v_[4]) for n, v_ in views.items()})
+                         check_libm(libm), in_dtype, batch, {n: (v_[3], v_[4]) for n, v_ in views.items()},
+                         policy, mma_codes)
 
 
 class SparsePlan(NamedTuple):

@@ -348,7 +348,8 @@ class _TorchKernels:
         self.hq, self.d, self.device = hq, d, device
 
     def forward(self, q, k, v):
-        return self.sbt._attention_fwd(q, k, v, [0, q.shape[0]], [0, k.shape[0]], self.causal, self.scale, self.libm)
+        return self.sbt._attention_fwd(q, k, v, [0, q.shape[0]], [0, k.shape[0]], self.causal, self.scale, self.libm,
+                                       "fma-chain", None)
 
     def backward(self, dout, q, k, v, o, lse, accum_in):
         return self.sbt._attention_backward_launch(dout, q, k, v, o, lse, [0, q.shape[0]], [0, k.shape[0]],

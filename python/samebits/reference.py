@@ -13,6 +13,17 @@ are float32. The backward takes o as the caller stored it (rounded to the
 kernel's output dtype, as the GPU backward reads it) and the forward's lse.
 Arguments are checked as samebits.torch checks them (samebits._validate),
 then again by the C ABI. Needs numpy.
+
+Attention's arithmetic policy (docs/kernels/attention.md §7): policy=
+"fma-chain" (default) or "sm90-tensor-core" (docs/kernels/attention-tc.md:
+every product through the tensor-core model, whose parameters mma gives:
+None for the defaults, samebits.MmaParams or a dict of its fields). The
+tensor-core policy needs input_dtype="bfloat16" or "float16": the dtype
+whose values the float32 arrays hold (the C ABI refuses an element that is
+not one, naming it); fma-chain reads the binary32 values as they are
+(input_dtype changes nothing there).
+
+    o, lse = reference.attention_forward(q, k, v, causal=True, policy="sm90-tensor-core", input_dtype="bfloat16")
 """
 import numpy as np
 
@@ -32,14 +43,27 @@ def _arr(x, name):
     return x, V.TensorDesc(tuple(x.shape), dtype, tuple(s // x.itemsize for s in x.strides), "cpu")
 
 
+def _input_dtype(input_dtype, policy):
+    """input_dtype as check_attention takes it (None: float32 data), checked
+    against the policy first so that the refusal speaks of the reference's
+    argument (check_attention checks the name again)."""
+    if policy == V.SM90_TENSOR_CORE and input_dtype not in V.TC_DTYPES:
+        raise TypeError(f"input_dtype: {input_dtype!r}; policy sm90-tensor-core needs \"bfloat16\" or \"float16\": "
+                        "the dtype whose values the float32 arrays hold (the tensor-core products take 16-bit "
+                        "operands)")
+    return "float32" if input_dtype is None else input_dtype
+
+
 def attention_forward(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None, libm="nvcc",
-                      threads=0):
+                      threads=0, policy="fma-chain", mma=None, input_dtype=None):
     """o [like q], lse [rows, hq] (float32): the attention contract's CPU
     reference. Layouts as samebits.torch.attention: q [Tq, Hq, D] and k, v
-    [Tk, Hkv, D] (cu_seqlens: packed sequences) or [B, S, H, D]."""
+    [Tk, Hkv, D] (cu_seqlens: packed sequences) or [B, S, H, D]. policy,
+    mma, input_dtype: the module's docstring."""
     (q, qd), (k, kd), (v, vd) = _arr(q, "q"), _arr(k, "k"), _arr(v, "v")
     plan = V.check_attention(qd, kd, vd, causal=causal, cu_seqlens=cu_seqlens, cu_seqlens_k=cu_seqlens_k,
-                             scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",))
+                             scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",), policy=policy, mma=mma,
+                             input_dtype=_input_dtype(input_dtype, policy))
     o = np.empty(q.shape, np.float32)
     lse = np.empty((plan.total_q, plan.hq), np.float32)
     p = _lib.attention_problem(plan)
@@ -51,9 +75,11 @@ def attention_forward(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, sc
 
 
 def attention_backward(q, k, v, o, dout, lse, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None,
-                       libm="nvcc", threads=0, accum_in=None, return_accum=False):
+                       libm="nvcc", threads=0, accum_in=None, return_accum=False, policy="fma-chain", mma=None,
+                       input_dtype=None):
     """dq, dk, dv (float32) of the attention contract's CPU reference, from o
-    as stored and the forward's lse.
+    as stored and the forward's lse. policy, mma, input_dtype: the module's
+    docstring (o, as stored, need not be a value of input_dtype).
 
     The dK/dV hand-over of a split of the query rows (context parallelism,
     docs/kernels/attention.md §5): accum_in None (the accumulators start at
@@ -63,7 +89,8 @@ def attention_backward(q, k, v, o, dout, lse, *, causal, cu_seqlens=None, cu_seq
     samebits_attention_reference_backward_handover in the library."""
     (q, qd), (k, kd), (v, vd), (dout, dd) = _arr(q, "q"), _arr(k, "k"), _arr(v, "v"), _arr(dout, "dout")
     plan = V.check_attention(qd, kd, vd, causal=causal, cu_seqlens=cu_seqlens, cu_seqlens_k=cu_seqlens_k,
-                             scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",), dout=dd)
+                             scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",), dout=dd, policy=policy,
+                             mma=mma, input_dtype=_input_dtype(input_dtype, policy))
     (o, od), (lse, ld) = _arr(o, "o"), _arr(lse, "lse")
     if od.shape != qd.shape or od.dtype != "float32":
         raise ValueError(f"o: shape {list(od.shape)} {od.dtype}; must be q's shape, float32")

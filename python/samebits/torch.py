@@ -14,14 +14,20 @@ current CUDA stream of the inputs' device.
 
 Ops registered (namespace "samebits"), each with a fake (meta) kernel for
 torch.compile and an autograd formula:
-  samebits::attention_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm) -> (o, lse)
-  samebits::attention_bwd(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm) -> (dq, dk, dv)
+  samebits::attention_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, policy, mma) -> (o, lse)
+  samebits::attention_bwd(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, policy, mma)
+      -> (dq, dk, dv)
   samebits::sparse_mla_fwd(q, kv, topk, attn_sink, scale, libm, validate_indices) -> (o, lse, lse_excl)
   samebits::sparse_mla_bwd(dout, q, kv, topk, attn_sink, o, lse, scale, libm, validate_indices) -> (dq, dkv, dsink)
 (scale 0.0: the default, the binary32 nearest 1/sqrt(D); cu_seqlens as lists
-of ints; dsink is an empty tensor without a sink). lse outputs are not
-differentiable. The backward ops have no autograd formula (no double
-backward).
+of ints; policy "fma-chain" or "sm90-tensor-core", mma None or the 8 codes of
+c_api.h's samebits_mma_params; dsink is an empty tensor without a sink).
+Policy sm90-tensor-core runs the wgmma kernels (sm_90a, compute capability
+9.0) with the hardware's model parameters only: other mma values are refused
+(samebits.UnsupportedError carrying the library's message), never computed
+by a fallback. lse
+outputs are not differentiable. The backward ops have no autograd formula
+(no double backward).
 
 Arguments are checked in Python first (samebits._validate: dtypes, devices,
 shapes, strides, naming the argument; TypeError / ValueError), then by the C
@@ -74,16 +80,22 @@ def _cu_device(cu, dev):
 
 # ---- attention ---------------------------------------------------------------------
 
-def _attention_plan(q, k, v, cu_q, cu_k, causal, scale, libm, dout=None):
+def _attention_plan(q, k, v, cu_q, cu_k, causal, scale, libm, policy, mma, dout=None):
     return V.check_attention(_named(q, "q"), _named(k, "k"), _named(v, "v"), causal=causal, cu_seqlens=cu_q,
                              cu_seqlens_k=cu_k, scale=None if scale == 0.0 else scale, libm=libm,
-                             dout=None if dout is None else _named(dout, "dout"))
+                             dout=None if dout is None else _named(dout, "dout"), policy=policy, mma=mma)
+
+
+def _mma_arg(plan):
+    """The ops' mma argument of a plan: None or the 8 C codes as a list."""
+    return None if plan.mma is None else list(plan.mma)
 
 
 @torch.library.custom_op("samebits::attention_fwd", mutates_args=())
 def _attention_fwd(q: Tensor, k: Tensor, v: Tensor, cu_seqlens_q: List[int], cu_seqlens_k: List[int],
-                   causal: bool, scale: float, libm: str) -> Tuple[Tensor, Tensor]:
-    plan = _attention_plan(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm)
+                   causal: bool, scale: float, libm: str, policy: str,
+                   mma: Optional[List[int]]) -> Tuple[Tensor, Tensor]:
+    plan = _attention_plan(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, policy, mma)
     lib = _lib.load()
     o = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     lse = torch.empty((q.shape[0], q.shape[1]), dtype=torch.float32, device=q.device)
@@ -97,12 +109,12 @@ def _attention_fwd(q: Tensor, k: Tensor, v: Tensor, cu_seqlens_q: List[int], cu_
 
 
 @_attention_fwd.register_fake
-def _(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm):
+def _(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, policy, mma):
     return q.new_empty(q.shape), q.new_empty((q.shape[0], q.shape[1]), dtype=torch.float32)
 
 
 def _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm,
-                               accum_in=None):
+                               accum_in=None, policy="fma-chain", mma=None):
     """One samebits_attention_backward call: (dq, dk, dv, accumulators).
     accum_in: None (the dK/dV accumulators start at +0) or a pair of float32
     [total_k, hq, d] contiguous tensors on q's device, the accumulators a
@@ -110,7 +122,7 @@ def _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k
     accumulators: this call's, (accum_k, accum_v) float32 [total_k, hq, d]
     views of the backward's workspace (what the next part takes as
     accum_in)."""
-    plan = _attention_plan(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, dout=dout)
+    plan = _attention_plan(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, policy, mma, dout=dout)
     for name, t, shape, dtype in (("o", o, q.shape, q.dtype), ("lse", lse, (q.shape[0], q.shape[1]), torch.float32)):
         if tuple(t.shape) != tuple(shape) or t.dtype != dtype or t.device != q.device:
             raise ValueError(f"{name}: {list(t.shape)} {t.dtype} on {t.device}; the forward's is {list(shape)} {dtype} "
@@ -156,34 +168,37 @@ def _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k
 
 @torch.library.custom_op("samebits::attention_bwd", mutates_args=())
 def _attention_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, cu_seqlens_q: List[int],
-                   cu_seqlens_k: List[int], causal: bool, scale: float, libm: str) -> Tuple[Tensor, Tensor, Tensor]:
-    dq, dk, dv, _ = _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm)
+                   cu_seqlens_k: List[int], causal: bool, scale: float, libm: str, policy: str,
+                   mma: Optional[List[int]]) -> Tuple[Tensor, Tensor, Tensor]:
+    dq, dk, dv, _ = _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm,
+                                               policy=policy, mma=mma)
     return dq, dk, dv
 
 
 @_attention_bwd.register_fake
-def _(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm):
+def _(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, policy, mma):
     return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
 
 
 def _attention_setup(ctx, inputs, output):
-    q, k, v, cu_q, cu_k, causal, scale, libm = inputs
+    q, k, v, cu_q, cu_k, causal, scale, libm, policy, mma = inputs
     o, lse = output
     ctx.save_for_backward(q, k, v, o, lse)
-    ctx.args = (cu_q, cu_k, causal, scale, libm)
+    ctx.args = (cu_q, cu_k, causal, scale, libm, policy, mma)
     ctx.mark_non_differentiable(lse)
 
 
 def _attention_backward(ctx, grad_o, grad_lse):
     q, k, v, o, lse = ctx.saved_tensors
     dq, dk, dv = _attention_bwd(grad_o.contiguous(), q, k, v, o, lse, *ctx.args)
-    return dq, dk, dv, None, None, None, None, None
+    return dq, dk, dv, None, None, None, None, None, None, None
 
 
 _attention_fwd.register_autograd(_attention_backward, setup_context=_attention_setup)
 
 
-def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None, libm="nvcc", return_lse=False):
+def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None, libm="nvcc", return_lse=False,
+              policy="fma-chain", mma=None):
     """Deterministic attention (docs/kernels/attention.md), differentiable in
     q, k, v.
 
@@ -194,12 +209,19 @@ def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None
     float32 (one for all), one CUDA device, last dimension contiguous. causal
     (required): bottom-right aligned. scale: None for the binary32 nearest
     1/sqrt(D), else a positive number (rounded to binary32). libm: "nvcc"
-    (CUDA's expf/logf bits) or "cr" (correctly rounded).
+    (CUDA's expf/logf bits) or "cr" (correctly rounded). policy: the
+    contract's arithmetic policy, "fma-chain" (default) or
+    "sm90-tensor-core" (docs/kernels/attention-tc.md: bfloat16 or float16
+    inputs; mma: the tensor-core model's parameters, None for the defaults,
+    samebits.MmaParams or a dict). On the GPU the wgmma kernels compute
+    the hardware's own arithmetic: mma other than its parameters is
+    refused (samebits.UnsupportedError, the library's message), never
+    computed by fma-chain; samebits.reference computes any mma on the CPU.
 
     Returns o (q's shape and dtype), or (o, lse) with return_lse: lse
     [rows, Hq] (or [B, Sq, Hq]) float32, natural log, not differentiable."""
     plan = V.check_attention(_named(q, "q"), _named(k, "k"), _named(v, "v"), causal=causal, cu_seqlens=cu_seqlens,
-                             cu_seqlens_k=cu_seqlens_k, scale=scale, libm=libm)
+                             cu_seqlens_k=cu_seqlens_k, scale=scale, libm=libm, policy=policy, mma=mma)
     if plan.batch is not None:
         b, sq, sk = plan.batch
         q3 = q.reshape(b * sq, q.shape[2], q.shape[3])
@@ -207,7 +229,8 @@ def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None
         v3 = v.reshape(b * sk, v.shape[2], v.shape[3])
     else:
         q3, k3, v3 = q, k, v
-    o, lse = _attention_fwd(q3, k3, v3, list(plan.cu_q), list(plan.cu_k), plan.causal, plan.scale, plan.libm)
+    o, lse = _attention_fwd(q3, k3, v3, list(plan.cu_q), list(plan.cu_k), plan.causal, plan.scale, plan.libm,
+                            plan.policy, _mma_arg(plan))
     if plan.batch is not None:
         o = o.view(q.shape)
         lse = lse.view(q.shape[0], q.shape[1], q.shape[2])

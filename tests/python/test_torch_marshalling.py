@@ -81,8 +81,8 @@ class ReachesTheKernels(unittest.TestCase):
         orig = LIB.lib.samebits_attention_forward
         try:
             LIB.lib.samebits_attention_forward = lambda *a: 0  # the forward "ran"
-            (o, lse), ctx, backward = forward_and_backward(op, (q, k, v, [0, 5, 17], [0, 5, 17], True, 0.0, "cr"),
-                                                           (t((17, 8, 128)), None))
+            args = (q, k, v, [0, 5, 17], [0, 5, 17], True, 0.0, "cr", "fma-chain", None)
+            (o, lse), ctx, backward = forward_and_backward(op, args, (t((17, 8, 128)), None))
         finally:
             LIB.lib.samebits_attention_forward = orig
         self.assertEqual((o.shape, lse.shape, str(lse.dtype)), ((17, 8, 128), (17, 8), "torch.float32"))
@@ -113,14 +113,14 @@ class ReachesTheKernels(unittest.TestCase):
         try:
             with self.assertRaises(errors.InvalidArgumentError) as cm:
                 op(t((17, 8, 128)), q, k, v, t((17, 8, 128)), t((17, 8), torch.float32), [0, 17], [0, 17], True, 0.0,
-                   "nvcc")
+                   "nvcc", "fma-chain", None)
             self.assertIn("workspace_bytes", cm.exception.message)
         finally:
             LIB.lib.samebits_attention_backward_workspace_bytes = orig
         # The host copy of cu_seqlens is what the C validation reads: a wrong one is refused.
         fwd = torch.library.ops["samebits::attention_fwd"]
         with self.assertRaises(ValueError) as cm:  # Python's check first ...
-            fwd(q, k, v, [0, 18], [0, 17], True, 0.0, "nvcc")
+            fwd(q, k, v, [0, 18], [0, 17], True, 0.0, "nvcc", "fma-chain", None)
         self.assertIn("cu_seqlens", str(cm.exception))
         from samebits import _validate as V
         plan = V.check_attention(sbt.describe(q), sbt.describe(k), sbt.describe(v), causal=True)
@@ -283,6 +283,142 @@ class ParallelChecksFirst(unittest.TestCase):
             with self.assertRaises(errors.NotBuiltError) as cm:
                 bwd(cp_rank=rank, causal=causal)
             self.assertEqual(cm.exception.function, "samebits_attention_backward")
+
+
+class TensorCorePolicy(unittest.TestCase):
+    """policy="sm90-tensor-core" (and its mma) through samebits.torch: Python's
+    checks first, then the C ABI's problem carries the policy and the
+    model's parameters. The GPU entry points take the policy only with the
+    hardware's model parameters (tc::kHardwareParams: the header's defaults)
+    and refuse others with the library's message (SAMEBITS_UNSUPPORTED, before
+    any pointer is looked at, so in a CUDA build too) — never a fallback to
+    fma-chain."""
+    GPU_REFUSAL = "describe other arithmetic (the CPU reference computes it)"
+
+    def qkv(self, dtype=torch.bfloat16):
+        return t((17, 8, 64), dtype), t((17, 2, 64), dtype), t((17, 2, 64), dtype)
+
+    def assert_not_refused_for_policy(self, call):
+        """The call launches or fails for a reason other than its policy (this
+        library without CUDA: not built) — as the same call under fma-chain."""
+        try:
+            call()
+        except errors.SamebitsError as e:
+            self.assertNotIn("policy", e.message)
+            if not LIB.cuda:
+                self.assertIsInstance(e, errors.NotBuiltError)
+
+    def test_forward_other_parameters_refused_by_the_library(self):
+        q, k, v = self.qkv()
+        for mma in ({"frac_bits": 24, "rounding": "nearest_even"}, samebits.MmaParams(group=8)):
+            with self.assertRaises(errors.UnsupportedError) as cm:
+                sbt.attention(q, k, v, causal=True, policy="sm90-tensor-core", mma=mma)
+            self.assertEqual(cm.exception.function, "samebits_attention_forward")
+            self.assertIn(self.GPU_REFUSAL, cm.exception.message)
+            self.assertIsInstance(cm.exception, NotImplementedError)
+            self.assertTrue(str(cm.exception).endswith("[SAMEBITS_UNSUPPORTED]"))
+        # the hardware's parameters (None, or given explicitly): not refused for the policy
+        for mma in (None, samebits.MmaParams()):
+            self.assert_not_refused_for_policy(
+                lambda: sbt.attention(q, k, v, causal=True, policy="sm90-tensor-core", mma=mma))
+        qh = self.qkv(torch.float16)
+        self.assert_not_refused_for_policy(lambda: sbt.attention(*qh, causal=False, policy="sm90-tensor-core"))
+        # control: the same call under fma-chain
+        self.assert_not_refused_for_policy(lambda: sbt.attention(q, k, v, causal=True))
+
+    def test_problem_carries_policy_and_mma(self):
+        q, k, v = self.qkv()
+        seen = []
+        orig = LIB.lib.samebits_attention_forward
+
+        def record(p, *rest):
+            s = p._obj  # the samebits_attention_problem passed by reference
+            m = None if not s.mma else _lib.MmaParams.from_address(s.mma)
+            seen.append((s.policy, s.in_dtype, None if m is None else tuple(getattr(m, f) for f, _ in m._fields_)))
+            return orig(p, *rest)
+
+        LIB.lib.samebits_attention_forward = record
+        try:
+            for policy, mma in (("sm90-tensor-core", {"frac_bits": 24, "c_join": "after_products"}),
+                                ("sm90-tensor-core", None), ("fma-chain", None)):
+                try:
+                    sbt.attention(q, k, v, causal=True, policy=policy, mma=mma)
+                except errors.SamebitsError:
+                    pass
+        finally:
+            LIB.lib.samebits_attention_forward = orig
+        self.assertEqual(seen, [(1, 1, (24, 16, 0, 1, 0, 0, 0, 0)), (1, 1, None), (0, 1, None)])
+
+    def test_backward_other_parameters_refused_and_autograd_passes_the_policy(self):
+        q, k, v = self.qkv()
+        bwd = torch.library.ops["samebits::attention_bwd"]
+        args = (t((17, 8, 64)), q, k, v, t((17, 8, 64)), t((17, 8), torch.float32), [0, 17], [0, 17], True, 0.0,
+                "nvcc")
+        with self.assertRaises(errors.UnsupportedError) as cm:
+            bwd(*args, "sm90-tensor-core", [24, 16, 0, 0, 0, 0, 0, 0])
+        self.assertEqual(cm.exception.function, "samebits_attention_backward")
+        self.assertIn(self.GPU_REFUSAL, cm.exception.message)
+        self.assert_not_refused_for_policy(lambda: bwd(*args, "sm90-tensor-core", [25, 16, 0, 0, 0, 0, 0, 0]))
+        with self.assertRaises(ValueError) as cm:  # the op's own Python check of mma
+            bwd(*args, "sm90-tensor-core", [25, 3, 0, 0, 0, 0, 0, 0])
+        self.assertIn("mma.group: 3", str(cm.exception))
+        # the registered autograd formula hands policy and mma on to the backward op
+        fwd = torch.library.ops["samebits::attention_fwd"]
+        ctx = Ctx()
+        fwd_args = (q, k, v, [0, 17], [0, 17], True, 0.0, "cr", "sm90-tensor-core", [24, 16, 0, 0, 0, 0, 0, 0])
+        out = (t((17, 8, 64)), t((17, 8), torch.float32))
+        fwd.setup_context(ctx, fwd_args, out)
+        seen = {}
+        orig = bwd.fn
+        bwd.fn = lambda *a: (seen.setdefault("args", a), (t((17, 8, 64)), t((17, 2, 64)), t((17, 2, 64))))[1]
+        try:
+            grads = fwd.backward(ctx, t((17, 8, 64)), None)
+        finally:
+            bwd.fn = orig
+        self.assertEqual(len(grads), len(fwd_args))  # one per forward input
+        self.assertEqual(seen["args"][6:], ([0, 17], [0, 17], True, 0.0, "cr", "sm90-tensor-core",
+                                            [24, 16, 0, 0, 0, 0, 0, 0]))
+
+    def test_python_refusals_first(self):
+        q, k, v = self.qkv()
+        for kw, exc, text in [
+                (dict(policy="tc"), ValueError, "policy: 'tc' unknown"),
+                (dict(mma={"group": 4}), ValueError, "mma: only policy \"sm90-tensor-core\" reads"),
+                (dict(policy="sm90-tensor-core", mma={"frac_bits": 0}), ValueError, "mma.frac_bits: 0"),
+                (dict(policy="sm90-tensor-core", mma={"zero_sign": "negative"}), ValueError,
+                 "mma.zero_sign: 'negative' unknown")]:
+            with self.assertRaises(exc) as cm:
+                sbt.attention(q, k, v, causal=True, **kw)
+            self.assertIn(text, str(cm.exception))
+            self.assertNotIsInstance(cm.exception, samebits.SamebitsError)
+        with self.assertRaises(TypeError) as cm:
+            sbt.attention(*self.qkv(torch.float32), causal=True, policy="sm90-tensor-core")
+        self.assertIn("q: dtype float32 is not supported by policy sm90-tensor-core", str(cm.exception))
+        q96 = (t((17, 8, 96)), t((17, 2, 96)), t((17, 2, 96)))
+        with self.assertRaises(ValueError) as cm:
+            sbt.attention(*q96, causal=True, policy="sm90-tensor-core")
+        self.assertIn("q: head dim D = 96 unsupported (64 or 128)", str(cm.exception))
+
+    def test_op_signatures_torch_can_infer(self):
+        """What torch.library.custom_op's schema inference takes (torch >= 2.4,
+        torch/_library/infer_schema.py): annotated parameters of supported
+        types, defaults only int, float, bool or None; the fake kernels take
+        the same parameters. The stand-in torch checks none of this."""
+        import inspect
+        from typing import List, Optional
+        allowed = {torch.Tensor, Optional[torch.Tensor], List[int], Optional[List[int]], int, float, bool, str}
+        for name in ("samebits::attention_fwd", "samebits::attention_bwd", "samebits::sparse_mla_fwd",
+                     "samebits::sparse_mla_bwd"):
+            op = torch.library.ops[name]
+            sig = inspect.signature(op.fn)
+            for pname, par in sig.parameters.items():
+                self.assertIn(par.annotation, allowed, (name, pname))
+                if par.default is not inspect.Parameter.empty:
+                    self.assertTrue(par.default is None or type(par.default) in (int, float, bool), (name, pname))
+            self.assertEqual(list(inspect.signature(op.fake).parameters), list(sig.parameters), name)
+        sig = inspect.signature(torch.library.ops["samebits::attention_fwd"].fn)
+        self.assertEqual(list(sig.parameters)[-2:], ["policy", "mma"])
+        self.assertNotIn(inspect.signature(lambda x: x).parameters["x"].annotation, allowed)  # control
 
 
 class PythonChecksFirst(unittest.TestCase):

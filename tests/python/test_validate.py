@@ -138,6 +138,76 @@ class AttentionChecks(Refuses):
         self.assertEqual(V.default_scale(64), 0.125)
 
 
+class PolicyChecks(Refuses):
+    """policy= and mma= (attention's arithmetic policy, attention-tc.md)."""
+
+    def test_plan_carries_policy_and_codes(self):
+        p = att()
+        self.assertEqual((p.policy, p.mma), ("fma-chain", None))
+        p = att(policy="sm90-tensor-core")
+        self.assertEqual((p.policy, p.mma, p.in_dtype), ("sm90-tensor-core", None, 1))
+        p = att(policy="sm90-tensor-core", dtype="float16", mma={"frac_bits": 24, "zero_exponent": "fixed_m126"})
+        self.assertEqual((p.mma, p.in_dtype), ((24, 16, 0, 0, 2, 0, 0, 0), 2))
+        # the reference's input_dtype is the plan's input dtype (its arrays are float32)
+        p = att(dtype="float32", device_kind="cuda", policy="sm90-tensor-core", input_dtype="bfloat16")
+        self.assertEqual((p.dtype, p.in_dtype), ("bfloat16", 1))
+        self.assertEqual(att(dtype="float32").in_dtype, 0)  # control: without it, the tensors' dtype
+
+    def test_mma_defaults_are_the_c_headers(self):
+        # c_api.h's samebits_mma_params comments: F 25, group 16, every enum code 0
+        self.assertEqual(V.MmaParams().codes(), (25, 16, 0, 0, 0, 0, 0, 0))
+        self.assertEqual(V.MMA_FIELDS, ("frac_bits", "group", "rounding", "c_join", "zero_exponent",
+                                        "product_exponent", "zero_sign", "overflow"))
+        # names and codes are one model; each name is its code
+        for field, names in V.MMA_ENUMS.items():
+            for code, name in enumerate(names):
+                self.assertEqual(V.MmaParams(**{field: name}).codes(), V.MmaParams(**{field: code}).codes())
+        self.assertNotEqual(V.MmaParams(rounding="nearest_even").codes(), V.MmaParams().codes())  # control
+        # the forms of mma agree
+        forms = [V.MmaParams(group=4, overflow="saturate"), {"group": 4, "overflow": 1}, (25, 4, 0, 0, 0, 0, 0, 1),
+                 [25, 4, "toward_zero", 0, 0, 0, 0, "saturate"]]
+        self.assertEqual({V.check_policy("sm90-tensor-core", m)[1] for m in forms}, {(25, 4, 0, 0, 0, 0, 0, 1)})
+
+    def test_refusals_name_the_argument(self):
+        tc = "sm90-tensor-core"
+        self.refused(ValueError, ["policy:", "'fma'", "\"fma-chain\" or \"sm90-tensor-core\""], att, policy="fma")
+        self.refused(ValueError, ["policy:", "1"], att, policy=1)
+        self.refused(ValueError, ["mma:", "only policy \"sm90-tensor-core\"", "pass mma=None"], att,
+                     mma=V.MmaParams())
+        self.refused(ValueError, ["mma:", "only policy"], att, mma={})
+        # fp32 inputs under the tensor-core policy: the tensors' argument (q), or input_dtype
+        self.refused(TypeError, ["q:", "dtype float32", "policy sm90-tensor-core", "bfloat16 or float16"], att,
+                     dtype="float32", policy=tc)
+        self.refused(TypeError, ["input_dtype:", "dtype float32"], att, dtype="float32", policy=tc,
+                     input_dtype="float32")
+        self.refused(ValueError, ["input_dtype:", "'fp8'"], att, dtype="float32", input_dtype="fp8")
+        att(dtype="float32", policy="fma-chain")  # control: fma-chain takes float32
+        self.refused(ValueError, ["q:", "head dim D = 256"], att, q=(10, 8, 256), k=(10, 2, 256), policy=tc)
+        for field, bad, exc, words in [
+                ("frac_bits", 0, ValueError, ["mma.frac_bits: 0", "[1, 40]"]),
+                ("frac_bits", 41, ValueError, ["mma.frac_bits: 41"]),
+                ("frac_bits", 25.0, TypeError, ["mma.frac_bits:", "not an int"]),
+                ("group", 3, ValueError, ["mma.group: 3", "divide 16"]),
+                ("group", 32, ValueError, ["mma.group: 32"]),
+                ("group", 0, ValueError, ["mma.group: 0"]),
+                ("rounding", "up", ValueError, ["mma.rounding: 'up' unknown", "toward_zero, nearest_even"]),
+                ("rounding", 2, ValueError, ["mma.rounding: code 2 unknown", "0 toward_zero, 1 nearest_even"]),
+                ("rounding", 256, ValueError, ["mma.rounding: code 256"]),  # would wrap to 0 in a uint8
+                ("c_join", -1, ValueError, ["mma.c_join: code -1"]),
+                ("zero_exponent", "fixed_m127", ValueError, ["mma.zero_exponent:", "format_min, ignored, fixed_m126"]),
+                ("product_exponent", 1.0, TypeError, ["mma.product_exponent:", "neither a name"]),
+                ("zero_sign", False, TypeError, ["mma.zero_sign: False is a bool"]),
+                ("overflow", "sat", ValueError, ["mma.overflow: 'sat' unknown", "infinity, saturate"])]:
+            self.refused(exc, words, att, policy=tc, mma={field: bad})
+            self.refused(exc, words, V.MmaParams, **{field: bad})
+        self.refused(ValueError, ["mma: field 'F' unknown"], att, policy=tc, mma={"F": 25})
+        self.refused(ValueError, ["mma: 9 codes"], att, policy=tc, mma=(25, 16, 0, 0, 0, 0, 0, 0, 0))
+        self.refused(TypeError, ["mma: int is not an MmaParams"], att, policy=tc, mma=25)
+        # controls: the extremes of the valid ranges
+        for ok in ({"frac_bits": 1}, {"frac_bits": 40}, {"group": 1}, {"zero_exponent": 2}, {"overflow": "saturate"}):
+            att(policy=tc, mma=ok)
+
+
 class SparseChecks(Refuses):
     def test_accepts_the_plain_cases(self):
         p = sp()

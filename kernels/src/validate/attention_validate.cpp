@@ -1,8 +1,10 @@
 // kernels/src/validate/attention_validate.cpp — the one validation of the
 // attention arguments (attention_validate.hpp). Host-only, no CUDA.
 //
-// Built with -DSAMEBITS_PLANT_VALIDATION_BUG it accepts hq % hkv != 0: the
-// negative control of the fuzzer (fuzz/meson.build), never a real build.
+// Built with -DSAMEBITS_PLANT_VALIDATION_BUG it accepts hq % hkv != 0, with
+// -DSAMEBITS_PLANT_MMA_VALIDATION_BUG it lets an mma enum code past 255 wrap
+// into a valid one: the negative controls of the fuzzer (fuzz/meson.build),
+// never a real build.
 #include "attention_validate.hpp"
 
 #include <cmath>
@@ -299,7 +301,11 @@ mma::sm90::Params mma_params_of(const samebits_mma_params* m) {
   r.zero_sign = static_cast<mma::sm90::ZeroSign>(m->zero_sign);
   r.overflow = static_cast<mma::sm90::Overflow>(m->overflow);
   // An enum code outside the uint8 range would wrap into a valid one: keep it out of range instead.
+#if defined(SAMEBITS_PLANT_MMA_VALIDATION_BUG)
+  auto bad = [](std::int32_t) { return false; };  // the fuzzer's negative control: codes wrap
+#else
   auto bad = [](std::int32_t c) { return c < 0 || c > 255; };
+#endif
   if (bad(m->rounding)) r.rounding = static_cast<mma::sm90::Rounding>(255);
   if (bad(m->c_join)) r.c_join = static_cast<mma::sm90::CJoin>(255);
   if (bad(m->zero_exponent)) r.zero_exponent = static_cast<mma::sm90::ZeroExponent>(255);

@@ -90,11 +90,12 @@ def run_config(a, S, causal, env):
     cu = [0, S]
 
     def ref_fwd():
-        return sbt._attention_fwd(q, k, v, cu, cu, causal, 0.0, a.libm)
+        return sbt._attention_fwd(q, k, v, cu, cu, causal, 0.0, a.libm, "fma-chain", None)
 
     def ref_fwd_bwd():
         o_, l_ = ref_fwd()
-        return (o_, l_) + tuple(sbt._attention_bwd(do, q, k, v, o_, l_, cu, cu, causal, 0.0, a.libm))
+        return (o_, l_) + tuple(sbt._attention_bwd(do, q, k, v, o_, l_, cu, cu, causal, 0.0, a.libm,
+                                                                "fma-chain", None))
 
     ref = dict(zip(NAMES, ref_fwd_bwd()))
     torch.cuda.synchronize()

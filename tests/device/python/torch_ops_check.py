@@ -282,15 +282,15 @@ def opchecks(run, g):
     from torch.library import opcheck
     S, hq, hkv, d = 70, 4, 2, 64
     q, k, v, do = (randn(s, torch.bfloat16, g) for s in ((S, hq, d), (S, hkv, d), (S, hkv, d), (S, hq, d)))
-    o, lse = torch.ops.samebits.attention_fwd(q, k, v, [0, S], [0, S], True, 0.0, "nvcc")
+    o, lse = torch.ops.samebits.attention_fwd(q, k, v, [0, S], [0, S], True, 0.0, "nvcc", "fma-chain", None)
     qs, kvs, dos, sink, idx = sparse_inputs(70, 16, 512, 128, 64, 32, g)
     os_, ls, _ = torch.ops.samebits.sparse_mla_fwd(qs, kvs, idx, sink, 0.0, "nvcc", False)
     cases = [
         ("samebits::attention_fwd", torch.ops.samebits.attention_fwd.default,
          (q.clone().requires_grad_(), k.clone().requires_grad_(), v.clone().requires_grad_(), [0, 30, S], [0, 30, S],
-          True, 0.0, "nvcc")),
+          True, 0.0, "nvcc", "fma-chain", None)),
         ("samebits::attention_bwd", torch.ops.samebits.attention_bwd.default,
-         (do, q, k, v, o, lse, [0, S], [0, S], True, 0.0, "nvcc")),
+         (do, q, k, v, o, lse, [0, S], [0, S], True, 0.0, "nvcc", "fma-chain", None)),
         ("samebits::sparse_mla_fwd", torch.ops.samebits.sparse_mla_fwd.default,
          (qs.clone().requires_grad_(), kvs.clone().requires_grad_(), idx, sink.clone().requires_grad_(), 0.0, "cr",
           False)),
@@ -375,6 +375,9 @@ def error_checks(run, g):
             ValueError, ["hkv = 3"])
     refused("a non-contiguous last dimension", lambda: sbt.attention(q.transpose(1, 2).contiguous().transpose(1, 2),
                                                                      k, v, causal=True), ValueError, ["q:", "last"])
+    refused("policy sm90-tensor-core: no GPU kernel, refused by the library (no fallback)",
+            lambda: sbt.attention(q, k, v, causal=True, policy="sm90-tensor-core"), samebits.UnsupportedError,
+            ["no GPU kernel for policy sm90-tensor-core yet"])
     ok_o = sbt.attention(q, k, v, causal=True)  # control: the valid call runs
     run.report("errors", "control: the valid call runs", ok_o.shape == q.shape)
     qs, kvs, _, sink, idx = sparse_inputs(64, 16, 512, 128, 64, 32, g)

@@ -99,8 +99,10 @@ int32_t samebits_attention_fingerprint(int32_t libm, char* buf, int64_t len);
 int32_t samebits_attention_problem_fingerprint(const samebits_attention_problem* p, char* buf, int64_t len);
 
 /* o [total_q, hq, d] in o_dtype; lse [total_q, hq] fp32, natural log.
- * Policy sm90-tensor-core has no GPU kernel yet: refused (SAMEBITS_UNSUPPORTED),
- * here and in the backward. */
+ * Policy sm90-tensor-core (here and in the backward): the wgmma kernels
+ * (compute capability 9.0), bf16/f16 inputs, q/k/v (dout) 16-byte aligned with
+ * strides multiples of 8 elements, and mma null or the hardware's parameters
+ * (the header's defaults until measured); anything else SAMEBITS_UNSUPPORTED. */
 int32_t samebits_attention_forward(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
                                    samebits_tensor3 v, samebits_tensor3 o, float* lse, void* stream);
 
