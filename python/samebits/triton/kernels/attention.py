@@ -27,8 +27,11 @@ from .._asm import nvcc as _nvcc
 
 LIBM = {"nvcc": 0, "cr": 1, "tl.exp": 2}  # 2: plain tl.exp / tl.log (the mismatch-count control)
 BLOCK = 64  # the contract's B
-NEG_INF_BITS = -8388608  # 0xff800000 as int32
-CANONICAL_NAN_BITS = 2147483647  # 0x7fffffff
+# Read inside @triton.jit functions: globals there must be tl.constexpr objects (Triton 3 refuses
+# plain module globals: NameError "Cannot access global variable ...", as the H100 run of
+# 2026-12-06 showed).
+NEG_INF_BITS = tl.constexpr(-8388608)  # 0xff800000 as int32
+CANONICAL_NAN_BITS = tl.constexpr(2147483647)  # 0x7fffffff
 
 
 @triton.jit
