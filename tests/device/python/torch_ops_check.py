@@ -149,29 +149,30 @@ def randn(shape, dtype, g):
 
 
 def attention_case(run, sb, name, cu_q, cu_k, hq, hkv, d, causal, libm, dtype, g, batch=None, reference=True,
-                   f64=True):
+                   f64=True, policy="fma-chain"):
     tq, tk = cu_q[-1], cu_k[-1]
     q, k, v, do = randn((tq, hq, d), dtype, g), randn((tk, hkv, d), dtype, g), randn((tk, hkv, d), dtype, g), \
         randn((tq, hq, d), dtype, g)
     info = dict(case=name, libm=libm, dtype=str(dtype), cu_q=cu_q if len(cu_q) < 10 else len(cu_q) - 1,
-                cu_k=cu_k if len(cu_k) < 10 else len(cu_k) - 1, hq=hq, hkv=hkv, d=d, causal=causal)
+                cu_k=cu_k if len(cu_k) < 10 else len(cu_k) - 1, hq=hq, hkv=hkv, d=d, causal=causal, policy=policy)
     # samebits.torch, forward and autograd backward.
     qr, kr, vr = (x.clone().requires_grad_() for x in (q, k, v))
     t0 = time.time()
     if batch is not None:
         b, sq, sk = batch
         o4, lse4 = sbt.attention(qr.view(b, sq, hq, d), kr.view(b, sk, hkv, d), vr.view(b, sk, hkv, d), causal=causal,
-                                 libm=libm, return_lse=True)
+                                 libm=libm, return_lse=True, policy=policy)
         o, lse = o4.reshape(tq, hq, d), lse4.reshape(tq, hq)
     else:
         o, lse = sbt.attention(qr, kr, vr, causal=causal, cu_seqlens=cu_q, cu_seqlens_k=cu_k, libm=libm,
-                               return_lse=True)
+                               return_lse=True, policy=policy)
     dq, dk, dv = torch.autograd.grad(o, (qr, kr, vr), do)
     torch.cuda.synchronize()
     ours = {"o": o.detach(), "lse": lse.detach(), "dq": dq, "dk": dk, "dv": dv}
     info["op_seconds"] = time.time() - t0
     # The C ABI called directly (sbkernels: the device scripts' own binding).
     p = sb.problem(tq, hq, hkv, d, libm, DEV, causal, list(cu_q), list(cu_k), dtype=CODES[dtype])
+    p.policy = 1 if policy == "sm90-tensor-core" else 0
     o2, lse2 = torch.empty_like(q), torch.empty(tq, hq, device=DEV)
     sb.forward(p, q, k, v, o2, lse2)
     dq2, dk2, dv2 = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
@@ -182,11 +183,12 @@ def attention_case(run, sb, name, cu_q, cu_k, hq, hkv, d, causal, libm, dtype, g
     if reference:
         t0 = time.time()
         qf, kf, vf, dof = (x.float().cpu().numpy() for x in (q, k, v, do))
+        pol = {} if policy == "fma-chain" else {"policy": policy, "input_dtype": str(dtype).replace("torch.", "")}
         ro, rl = R.attention_forward(qf, kf, vf, causal=causal, cu_seqlens=list(cu_q), cu_seqlens_k=list(cu_k),
-                                     libm=libm)
+                                     libm=libm, **pol)
         o_stored = torch.from_numpy(ro).to(dtype).float().numpy()  # o as the kernels store it
         rdq, rdk, rdv = R.attention_backward(qf, kf, vf, o_stored, dof, rl, causal=causal, cu_seqlens=list(cu_q),
-                                             cu_seqlens_k=list(cu_k), libm=libm)
+                                             cu_seqlens_k=list(cu_k), libm=libm, **pol)
         want = {"o": torch.from_numpy(ro).to(dtype), "lse": torch.from_numpy(rl), "dq": torch.from_numpy(rdq).to(dtype),
                 "dk": torch.from_numpy(rdk).to(dtype), "dv": torch.from_numpy(rdv).to(dtype)}
         run.bitwise("bitwise", f"attention {name} == CPU reference", {n: t.cpu() for n, t in ours.items()}, want,
@@ -375,9 +377,9 @@ def error_checks(run, g):
             ValueError, ["hkv = 3"])
     refused("a non-contiguous last dimension", lambda: sbt.attention(q.transpose(1, 2).contiguous().transpose(1, 2),
                                                                      k, v, causal=True), ValueError, ["q:", "last"])
-    refused("policy sm90-tensor-core: no GPU kernel, refused by the library (no fallback)",
-            lambda: sbt.attention(q, k, v, causal=True, policy="sm90-tensor-core"), samebits.UnsupportedError,
-            ["no GPU kernel for policy sm90-tensor-core yet"])
+    refused("policy sm90-tensor-core with model parameters other than the hardware's: refused (no fallback)",
+            lambda: sbt.attention(q, k, v, causal=True, policy="sm90-tensor-core", mma={"frac_bits": 24}),
+            samebits.UnsupportedError, ["describe other arithmetic"])
     ok_o = sbt.attention(q, k, v, causal=True)  # control: the valid call runs
     run.report("errors", "control: the valid call runs", ok_o.shape == q.shape)
     qs, kvs, _, sink, idx = sparse_inputs(64, 16, 512, 128, 64, 32, g)
@@ -424,6 +426,11 @@ def main():
                        torch.bfloat16, g, batch=(2, 77, 77))
         attention_case(run, sb, "decode: 1 query, 200 keys", [0, 1], [0, 200], 8, 2, 128, True, libm, torch.bfloat16, g)
         attention_case(run, sb, "float32 S=65 D=64 causal", [0, 65], [0, 65], 2, 1, 64, True, libm, torch.float32, g)
+        # The sm90-tensor-core policy (the wgmma kernels, attention-tc.md): the op == the C ABI == its CPU reference.
+        attention_case(run, sb, "S=128 Hq=8 Hkv=2 D=128 causal, sm90-tensor-core", [0, 128], [0, 128], 8, 2, 128,
+                       True, libm, torch.bfloat16, g, policy="sm90-tensor-core")
+        attention_case(run, sb, "varlen D=64 non-causal fp16, sm90-tensor-core", [0, 9, 150], [0, 64, 300], 4, 2, 64,
+                       False, libm, torch.float16, g, policy="sm90-tensor-core")
         sparse_case(run, sb, sp, "T=130 H=16 D=512 topk=128 sink", 130, 16, 512, 128, 200, 64, libm, g)
         sparse_case(run, sb, sp, "T=64 H=64 D=512 topk=256 no sink", 64, 64, 512, 256, 300, 64, libm, g,
                     with_sink=False)
