@@ -4,48 +4,25 @@
 // fold into dk/dv; dq's rounding. No floating-point atomics: every dK/dV
 // workspace element has one writer, dq's accumulators are advanced by one
 // block at a time in list order behind a flag.
-#include "attention_bwd_delta_kernel.cuh"
-#include "attention_bwd_fold_kernel.cuh"
-#include "attention_bwd_kernel.cuh"
 #include "attention_launch.hpp"
+#include "attention_launch_bwd_pipeline.cuh"
 
 namespace samebits::kernels::attention::cuda {
 namespace {
 
-unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
-
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
-  cudaError_t e;
-  const std::int64_t rows_heads = p.total_q * p.hq;
-  if ((e = cudaMemsetAsync(p.dq_flags, 0, static_cast<std::size_t>(rows_heads + 1) * sizeof(std::int32_t), stream)) !=
-      cudaSuccess)
-    return e;
-  if (p.total_q > 0) {
-    if ((e = cudaMemsetAsync(p.dq_accum, 0, static_cast<std::size_t>(rows_heads) * D * sizeof(float), stream)) !=
-        cudaSuccess)
-      return e;
-    attention_bwd_delta_kernel<D, In, OutO><<<blocks_for(rows_heads), kThreads, 0, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  }
-  if (p.total_k > 0) {
+  return launch_backward_pipeline<D, In, OutO, Grad, false>(p, stream, [&](cudaStream_t s) {
     auto main_kernel = attention_bwd_kernel<D, L, In>;
     constexpr int kBytes = BackwardSmem<D, In>::kBytes;
-    if ((e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes)) != cudaSuccess)
-      return e;
+    cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
+    if (e != cudaSuccess) return e;
     // One block per (key block, head, sequence); the block's work is its ticket's.
     const std::int64_t blocks = static_cast<std::int64_t>((p.max_seqlen_k + kTileKeys - 1) / kTileKeys) * p.hq * p.num_seqs;
     if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    main_kernel<<<static_cast<unsigned>(blocks), kThreads, kBytes, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-    attention_bwd_fold_kernel<D, Grad><<<blocks_for(p.total_k * p.hkv * D), kThreads, 0, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  }
-  if (p.total_q > 0) {
-    attention_bwd_dq_finish_kernel<D, Grad><<<blocks_for(rows_heads * D), kThreads, 0, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  }
-  return cudaSuccess;
+    main_kernel<<<static_cast<unsigned>(blocks), kThreads, kBytes, s>>>(p);
+    return cudaGetLastError();
+  });
 }
 
 template <int D, class L, DType In, DType OutO>

@@ -1,52 +1,29 @@
 // kernels/src/cuda/attention_tc_launch_bwd.cu — the backward launcher of the
-// sm90-tensor-core policy, in stream order: clear dq's accumulators and flags;
-// delta (§5.1: fma-chain's delta kernel, the policy keeps it); the main kernel
+// sm90-tensor-core policy: the shared pipeline (attention_launch_bwd_pipeline.cuh:
+// delta, fold and dq's finish with the zero rule) around the main kernel
 // (attention_tc_bwd_kernel.cuh: key blocks of 128, dK/dV accumulators, dq's
-// ordered partials); the head fold with the zero rule; dq's finish. No
-// floating-point atomics. Compiled for sm_90a only.
-#include "attention_bwd_delta_kernel.cuh"
-#include "attention_bwd_fold_kernel.cuh"
-#include "attention_bwd_kernel.cuh"
+// ordered partials). No floating-point atomics. Compiled for sm_90a only.
 #include "attention_launch.hpp"
+#include "attention_launch_bwd_pipeline.cuh"
 #include "attention_tc_bwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
 namespace {
 
-unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
-
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
-  cudaError_t e;
-  const std::int64_t rows_heads = p.total_q * p.hq;
-  if ((e = cudaMemsetAsync(p.dq_flags, 0, static_cast<std::size_t>(rows_heads + 1) * sizeof(std::int32_t), stream)) !=
-      cudaSuccess)
-    return e;
-  if (p.total_q > 0) {
-    if ((e = cudaMemsetAsync(p.dq_accum, 0, static_cast<std::size_t>(rows_heads) * D * sizeof(float), stream)) !=
-        cudaSuccess)
-      return e;
-    attention_bwd_delta_kernel<D, In, OutO><<<blocks_for(rows_heads), kThreads, 0, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  }
-  if (p.total_k > 0) {
+  return launch_backward_pipeline<D, In, OutO, Grad, true>(p, stream, [&](cudaStream_t s) {
     auto main_kernel = attention_tc_bwd_kernel<D, L, In>;
     constexpr int kBytes = TcBwdLayout<D>::kBytes;
-    if ((e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes)) != cudaSuccess)
-      return e;
+    cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
+    if (e != cudaSuccess) return e;
+    // One block per (key block of 128, head, sequence), in ticket order.
     const std::int64_t blocks =
         static_cast<std::int64_t>((p.max_seqlen_k + kTcKeys - 1) / kTcKeys) * p.hq * p.num_seqs;
     if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-    attention_bwd_fold_kernel<D, Grad, true><<<blocks_for(p.total_k * p.hkv * D), kThreads, 0, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  }
-  if (p.total_q > 0) {
-    attention_bwd_dq_finish_kernel<D, Grad, true><<<blocks_for(rows_heads * D), kThreads, 0, stream>>>(p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  }
-  return cudaSuccess;
+    main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, s>>>(p);
+    return cudaGetLastError();
+  });
 }
 
 template <int D, class L, DType In, DType OutO>
