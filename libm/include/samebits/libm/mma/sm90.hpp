@@ -19,12 +19,16 @@
 //   That probe is not in this repository; its description does not say how
 //   zero terms entered the maximum exponent, which sign an exact zero got, or
 //   what an overflowing sum gave.
-// - wgmma (bf16, fp16), mma.sync fp16, scale-d = 0, the zero rules, the sign
-//   of an exact zero and the overflow rule: NOT measured yet. The defaults
-//   below are candidates; tests/device/mma/mma_probe.cu measures them against
-//   the alternatives (the Params fields), and docs/kernels/mma.md records the
-//   result. Until then the defaults are a reading of public work (MMA-Sim,
-//   arXiv 2511.10909) plus the mma.sync measurement, not a validated model.
+// - Two short probe runs on an H100 (2026-12-06, docs/kernels/mma.md §6,
+//   61.6M dot products per type, wgmma m64n64k16 / m64n8k16 and mma.sync):
+//   wgmma == mma.sync on every one; F = 25, group 16, RZ, C fused with the
+//   first group, raw product exponents confirmed against their neighbours;
+//   the defaults' zero rules are NOT the hardware's: zero_exponent = ignored
+//   with zero_sign = positive matches every fp16 dot product (scale-d 1 and 0,
+//   scale-d = 0 being a +0 accumulator) and every bf16 one except 3,054 in the
+//   subnormal class (bf16 subnormal products: not modelled yet). The defaults
+//   below stay as they were until that is modelled and the full probe
+//   (>= 10^9 dot products) confirms the new ones.
 //
 // ---------------------------------------------------------------------------
 // The model (one fused step; Params names every choice that is not measured)
