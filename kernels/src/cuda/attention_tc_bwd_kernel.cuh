@@ -93,17 +93,31 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   gpu::copy_async_commit();
 
   // Accumulator element i: key 64 wg + 16 warp + lane/4 + 8 ((i/2) % 2) of the
-  // block, column 8 (i/4) + 2 quad + i % 2.
+  // block (acc_key), column 8 (i/4) + 2 quad + i % 2.
   auto acc_key = [&](int i) { return wg * kTcWgRows + warp * 16 + lane / 4 + 8 * ((i / 2) % 2); };
-  auto acc_col = [&](int i) { return 8 * (i / 4) + 2 * quad + i % 2; };
+  // The thread's two key rows (fragment rows r = 0, 1) as row pointers into the
+  // [total_k, hq, D] accumulators, plus 2 quad: one 64-bit address per row, not
+  // one per element (128 live addresses made ptxas spill).
   const std::int64_t acc_row = static_cast<std::int64_t>(p.hq) * D;
+  auto acc_offset = [&](int r) {
+    return (seq.k0 + key0 + acc_key(2 * r)) * acc_row + static_cast<std::int64_t>(h) * D + 2 * quad;
+  };
   float ak[kAcc], av[kAcc];
 #pragma unroll
-  for (int i = 0; i < kAcc; ++i) {
-    const bool in = p.accum_k_in != nullptr && acc_key(i) < valid_keys;
-    const std::int64_t a = (seq.k0 + key0 + acc_key(i)) * acc_row + static_cast<std::int64_t>(h) * D + acc_col(i);
-    ak[i] = in ? p.accum_k_in[a] : 0.0f;
-    av[i] = in ? p.accum_v_in[a] : 0.0f;
+  for (int i = 0; i < kAcc; ++i) ak[i] = av[i] = 0.0f;
+  if (p.accum_k_in != nullptr) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      if (acc_key(2 * r) >= valid_keys) continue;
+      const float* kin = p.accum_k_in + acc_offset(r);
+      const float* vin = p.accum_v_in + acc_offset(r);
+#pragma unroll
+      for (int i = 0; i < kAcc; ++i) {
+        if ((i / 2) % 2 != r) continue;
+        ak[i] = kin[8 * (i / 4) + i % 2];
+        av[i] = vin[8 * (i / 4) + i % 2];
+      }
+    }
   }
 
   // The tiles and row groups this block visits (§6).
@@ -152,49 +166,62 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     // §5.2 s and dp: fresh chains over d.
     const std::uint64_t dQk = gpu::smem_descriptor(sQ(buf), 128, Ly::kRowGroupBytes);
     const std::uint64_t dDok = gpu::smem_descriptor(sDo(buf), 128, Ly::kRowGroupBytes);
-    // Registers scoped to their phase (S^T, dP^T until packed; dq's partial
-    // after), so that they are not live beside the dK/dV accumulators at once.
-    float st[kSt], dpt[kSt];
+    // S^T first, p from it and P^ packed; then dP^T, ds and dS^ packed: S^T's
+    // registers hold p (needed by ds) while dP^T is computed, but never beside
+    // both packed fragments — the peak beside the dK/dV accumulators stays lower.
+    float st[kSt];
 #pragma unroll
     for (int i = 0; i < kSt; ++i) {
-      st[i] = dpt[i] = 0.0f;
+      st[i] = 0.0f;
       gpu::fence_operand(st[i]);
-      gpu::fence_operand(dpt[i]);
     }
     gpu::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcBwdRows>(st, dKa + kk * kStepK, dQk + kk * kStepK, kk > 0);
+    gpu::wgmma_commit();
+    gpu::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < kSt; ++i) gpu::fence_operand(st[i]);
+    // p: fragment row = key, fragment column = query row of the tile; +0 for non-members.
+#pragma unroll
+    for (int i = 0; i < kSt; ++i) {
+      const int key = acc_key(i), col = 8 * (i / 4) + 2 * quad + i % 2, qi = qi0 + col;
+      const int n = qi >= 0 && qi < seq.lq ? dense_list_length(qi, seq.lq, seq.lk, p.causal) : 0;
+      const float pr = L::exp(sub_rn(mul_rn(st[i], p.scale), sLse[col]));
+      st[i] = key0 + key < n ? pr : 0.0f;
+    }
+    // P^: register j of row-group step kk is (p[8kk + 2j], p[8kk + 2j + 1]).
+    std::uint32_t pa[kTcBwdGroups][4], da[kTcBwdGroups][4];
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) pa[kk][j] = gpu::pack2<kFmt>(st[8 * kk + 2 * j], st[8 * kk + 2 * j + 1]);
+    float dpt[kSt];
+#pragma unroll
+    for (int i = 0; i < kSt; ++i) {
+      dpt[i] = 0.0f;
+      gpu::fence_operand(dpt[i]);
+    }
+    gpu::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk)
       gpu::wgmma_ss<kFmt, kTcBwdRows>(dpt, dVa + kk * kStepK, dDok + kk * kStepK, kk > 0);
     gpu::wgmma_commit();
     gpu::wgmma_wait<0>();
 #pragma unroll
-    for (int i = 0; i < kSt; ++i) {
-      gpu::fence_operand(st[i]);
-      gpu::fence_operand(dpt[i]);
-    }
-
-    // p and ds: fragment row = key, fragment column = query row of the tile.
+    for (int i = 0; i < kSt; ++i) gpu::fence_operand(dpt[i]);
+    // ds = p (dp - delta) (p = +0 for non-members gives ds = +0 x finite: selected to +0 anyway).
 #pragma unroll
     for (int i = 0; i < kSt; ++i) {
       const int key = acc_key(i), col = 8 * (i / 4) + 2 * quad + i % 2, qi = qi0 + col;
       const int n = qi >= 0 && qi < seq.lq ? dense_list_length(qi, seq.lq, seq.lk, p.causal) : 0;
-      const bool member = key0 + key < n;
-      const float pr = L::exp(sub_rn(mul_rn(st[i], p.scale), sLse[col]));
-      const float ds = mul_rn(pr, sub_rn(dpt[i], sDelta[col]));
-      st[i] = member ? pr : 0.0f;
-      dpt[i] = member ? ds : 0.0f;
+      const float ds = mul_rn(st[i], sub_rn(dpt[i], sDelta[col]));
+      dpt[i] = key0 + key < n ? ds : 0.0f;
     }
-    // P^, dS^: register j of row-group step kk is (x[8kk + 2j], x[8kk + 2j + 1]).
-    std::uint32_t pa[kTcBwdGroups][4], da[kTcBwdGroups][4];
 #pragma unroll
     for (int kk = 0; kk < kTcBwdGroups; ++kk)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        pa[kk][j] = gpu::pack2<kFmt>(st[8 * kk + 2 * j], st[8 * kk + 2 * j + 1]);
-        da[kk][j] = gpu::pack2<kFmt>(dpt[8 * kk + 2 * j], dpt[8 * kk + 2 * j + 1]);
-      }
+      for (int j = 0; j < 4; ++j) da[kk][j] = gpu::pack2<kFmt>(dpt[8 * kk + 2 * j], dpt[8 * kk + 2 * j + 1]);
     // dS^ to shared memory as [query row][key] (core matrices, K = keys): element
     // 8kk + 2j + e is query row 16kk + 8 (j/2) + 2 quad + e, key acc_key(2j).
 #pragma unroll
@@ -258,15 +285,17 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     }
     gpu::block_barrier();
 #pragma unroll
-    for (int i = 0; i < kDq; i += 2) {
-      const int r = warp * 16 + lane / 4 + 8 * ((i / 2) % 2), col = wg * kDqN + 8 * (i / 4) + 2 * quad;
-      const int qi = qi0 + r;
-      const bool visits = qi >= 0 && qi < seq.lq && dense_list_length(qi, seq.lq, seq.lk, p.causal) > key0;
-      if (!visits) continue;
-      float* a = p.dq_accum + ((seq.q0 + qi) * p.hq + h) * D + col;
-      float x, y;
-      gpu::load_coherent2(a, x, y);
-      gpu::store_coherent2(a, add_rn(x, dqp[i]), add_rn(y, dqp[i + 1]));
+    for (int rr = 0; rr < 2; ++rr) {  // the thread's two query rows of the tile
+      const int qi = qi0 + warp * 16 + lane / 4 + 8 * rr;
+      if (!(qi >= 0 && qi < seq.lq && dense_list_length(qi, seq.lq, seq.lk, p.causal) > key0)) continue;
+      float* row = p.dq_accum + ((seq.q0 + qi) * p.hq + h) * D + wg * kDqN + 2 * quad;
+#pragma unroll
+      for (int i = 0; i < kDq; i += 2) {
+        if ((i / 2) % 2 != rr) continue;
+        float x, y;
+        gpu::load_coherent2(row + 8 * (i / 4), x, y);
+        gpu::store_coherent2(row + 8 * (i / 4), add_rn(x, dqp[i]), add_rn(y, dqp[i + 1]));
+      }
     }
     gpu::fence_agent();
     gpu::block_barrier();  // every thread's part is stored and fenced; dS^, Q, dO of this tile are consumed
@@ -275,11 +304,16 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   gpu::copy_async_wait<0>();  // no copy outlives the block
 
 #pragma unroll
-  for (int i = 0; i < kAcc; ++i) {
-    if (acc_key(i) >= valid_keys) continue;
-    const std::int64_t a = (seq.k0 + key0 + acc_key(i)) * acc_row + static_cast<std::int64_t>(h) * D + acc_col(i);
-    p.accum_k[a] = ak[i];
-    p.accum_v[a] = av[i];
+  for (int r = 0; r < 2; ++r) {
+    if (acc_key(2 * r) >= valid_keys) continue;
+    float* kout = p.accum_k + acc_offset(r);
+    float* vout = p.accum_v + acc_offset(r);
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) {
+      if ((i / 2) % 2 != r) continue;
+      kout[8 * (i / 4) + i % 2] = ak[i];
+      vout[8 * (i / 4) + i % 2] = av[i];
+    }
   }
 }
 
