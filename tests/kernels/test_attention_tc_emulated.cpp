@@ -175,9 +175,15 @@ std::int64_t mismatches(const std::vector<std::uint32_t>& a, const std::vector<s
   return n;
 }
 
+// The tensor-core arithmetic the emulated hardware and the reference both use
+// (null: tc::kHardwareParams).
+sm90::Params model_or_hw(const sm90::Params* model) { return model ? *model : sa::tc::kHardwareParams; }
+
 template <int D, class L, DType In, DType OutT>
-void check(const Shape& s, std::uint32_t seed, emu::Order order) {
-  const Case c = make_case(s, D, In, seed);
+void check(const Shape& s, std::uint32_t seed, emu::Order order, const sm90::Params* model = nullptr) {
+  Case c = make_case(s, D, In, seed);
+  c.p.mma = model_or_hw(model);
+  emu_sm90::params = c.p.mma;
   const Out want = reference(c, L::kLibm, OutT);
   const Out got = run_kernel<D, L, In, OutT>(c, order);
   INFO(s.tag << " D=" << D << " in=" << sk::dtype_name(In) << " out=" << sk::dtype_name(OutT)
@@ -331,8 +337,11 @@ std::int64_t float_mismatches(const std::vector<float>& a, const std::vector<flo
 
 // Forward by the reference (o stored in OutO), then the backward both ways.
 template <int D, class L, DType In, DType OutO, DType Grad>
-void check_backward(const Shape& s, std::uint32_t seed, emu::Order order, bool handover = false) {
-  const Case c = make_case(s, D, In, seed);
+void check_backward(const Shape& s, std::uint32_t seed, emu::Order order, bool handover = false,
+                    const sm90::Params* model = nullptr) {
+  Case c = make_case(s, D, In, seed);
+  c.p.mma = model_or_hw(model);
+  emu_sm90::params = c.p.mma;
   std::vector<float> o(c.qf.size()), lse(static_cast<std::size_t>(c.p.rows() * c.p.hq));
   sa::reference_forward(L::kLibm, c.p, c.qf.data(), c.kf.data(), c.vf.data(), o.data(), lse.data(), 2);
   std::vector<unsigned char> o_bytes(o.size() * sk::dtype_size(OutO));
@@ -434,4 +443,24 @@ TEST_CASE("tc forward emulated: zero outputs are written +0 (attention-tc.md §7
   CHECK(want.o[20 * 64] == 0u);  // +0, not 0x8000
   CHECK(mismatches(got.o, want.o) == 0);
   CHECK(mismatches(got.lse, want.lse) == 0);
+}
+
+TEST_CASE("tc kernels emulated == reference under the zero rules the H100 measured (ignored, +0)",
+          "[tc][emulated][backward]") {
+  // docs/kernels/mma.md §6: zero products ignored for the alignment and exact zeros +0 match the
+  // hardware (every fp16 dot product of the probe). The kernels do not depend on the model's
+  // parameters: under these the emulated kernels equal the reference too (forward, and the
+  // backward with handed-on accumulators, where a zero step meets a nonzero C).
+  use_model();
+  sm90::Params measured = sa::tc::kHardwareParams;
+  measured.zero_exponent = sm90::ZeroExponent::ignored;
+  measured.zero_sign = sm90::ZeroSign::positive;
+  check<128, ac::NvccExpLog, DType::f16, DType::f16>(kChunks, 31, emu::Order::forward, &measured);
+  check<64, ac::CrExpLog, DType::bf16, DType::bf16>(kOffset, 32, emu::Order::shuffled, &measured);
+  const Shape part{{112}, {256}, true, 2, 1, "causal part 112/256 (rows from position 144)"};
+  check_backward<64, ac::NvccExpLog, DType::f16, DType::f16, DType::f16>(part, 33, emu::Order::reverse, true,
+                                                                           &measured);
+  check_backward<128, ac::CrExpLog, DType::bf16, DType::bf16, DType::f32>(kCausal130, 34, emu::Order::forward, false,
+                                                                            &measured);
+  emu_sm90::params = sa::tc::kHardwareParams;
 }
