@@ -803,13 +803,13 @@ void bench(const Options& opt) {
       cudaEvent_t e0, e1;
       CHECK_CUDA(cudaEventCreate(&e0));
       CHECK_CUDA(cudaEventCreate(&e1));
-      auto time = [&](sa::Policy pol, int reps) {
-        const sa::ForwardParams f = r.params(pol);
-        for (int w = 0; w < 3; ++w) CHECK_STATUS(sa::forward(f, r.host()));
+      // Median of `reps` timed calls of run() (CUDA events) after `warmup` untimed ones.
+      auto time_ms = [&](auto run, int warmup, int reps) {
+        for (int w = 0; w < warmup; ++w) run();
         std::vector<float> ms;
         for (int i = 0; i < reps; ++i) {
           CHECK_CUDA(cudaEventRecord(e0));
-          CHECK_STATUS(sa::forward(f, r.host()));
+          run();
           CHECK_CUDA(cudaEventRecord(e1));
           CHECK_CUDA(cudaEventSynchronize(e1));
           float t = 0;
@@ -817,6 +817,10 @@ void bench(const Options& opt) {
           ms.push_back(t);
         }
         return median(ms);
+      };
+      auto time = [&](sa::Policy pol, int reps) {
+        const sa::ForwardParams f = r.params(pol);
+        return time_ms([&] { CHECK_STATUS(sa::forward(f, r.host())); }, 3, reps);
       };
       const float tc_ms = time(sa::Policy::sm90_tensor_core, opt.bench_reps);
       const float fma_ms = s <= 8192 ? time(sa::Policy::fma_chain, std::max(3, opt.bench_reps / 4)) : -1.0f;
@@ -830,18 +834,7 @@ void bench(const Options& opt) {
       }
       auto time_bwd = [&](int reps) {
         const sa::BackwardParams b = r.bwd_params();
-        for (int w = 0; w < 2; ++w) CHECK_STATUS(sa::backward(b, r.host()));
-        std::vector<float> ms;
-        for (int i = 0; i < reps; ++i) {
-          CHECK_CUDA(cudaEventRecord(e0));
-          CHECK_STATUS(sa::backward(b, r.host()));
-          CHECK_CUDA(cudaEventRecord(e1));
-          CHECK_CUDA(cudaEventSynchronize(e1));
-          float t = 0;
-          CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
-          ms.push_back(t);
-        }
-        return median(ms);
+        return time_ms([&] { CHECK_STATUS(sa::backward(b, r.host())); }, 2, reps);
       };
       const float tc_bwd_ms = time_bwd(std::max(3, opt.bench_reps / 2));
       const double flops = 4.0 * s * s * 128.0 * 32 / 2;
