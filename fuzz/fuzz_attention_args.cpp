@@ -73,7 +73,7 @@ struct Problem {
   FakePtr dev_cu_q, dev_cu_k;
   std::int32_t policy = 0;  // c_api.h samebits_policy code (any int32)
   bool has_mma = false;     // samebits_attention_problem.mma non-null
-  samebits_mma_params mma{25, 16, 0, 0, 0, 0, 0, 0};
+  samebits_mma_params mma{25, 16, 0, 0, 1, 0, 1, 0};  // the header's defaults (ignored, positive)
 };
 
 // The tensor-core model's parameters, field by field (c_api.h, mma.md §2):
@@ -139,7 +139,7 @@ void model_problem(const Problem& p, Violations& v) {
     if (p.in_dtype != 1 && p.in_dtype != 2)
       v.push_back({"sm90-tensor-core: bf16 or f16 inputs", kUnsupported, {"policy sm90-tensor-core"}});
     if (p.tile_rows != 0) v.push_back({"sm90-tensor-core: tile_rows 0", kUnsupported, {"tile_rows"}});
-    const samebits_mma_params hw{25, 16, 0, 0, 0, 0, 0, 0};
+    const samebits_mma_params hw{25, 16, 0, 0, 1, 0, 1, 0};
     if (p.has_mma && std::memcmp(&p.mma, &hw, sizeof hw) != 0)
       v.push_back({"sm90-tensor-core: the hardware's model parameters", kUnsupported, {"other arithmetic"}});
   } else if (p.policy != 0) {
@@ -437,10 +437,10 @@ void decode_policy(Reader& r, Problem& p) {
                                  {0, 3, 32, -16, 5, 6, 12, 17, 256 + 16, INT32_MIN});
   p.mma.rounding = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
   p.mma.c_join = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
-  p.mma.zero_exponent = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 3}; },
+  p.mma.zero_exponent = decode_mma_field(r, 1, [](std::uint8_t b) { return std::int32_t{b % 3}; },
                                          {3, 255, 256, 258, -1, INT32_MIN, INT32_MAX});
   p.mma.product_exponent = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
-  p.mma.zero_sign = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
+  p.mma.zero_sign = decode_mma_field(r, 1, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
   p.mma.overflow = decode_mma_field(r, 0, [](std::uint8_t b) { return std::int32_t{b % 2}; }, bad_enum2);
 }
 
@@ -723,7 +723,7 @@ void run_c(const Call& c) {
 std::string expected_fingerprint(const Problem& p) {
   const std::string libm = p.libm == 1 ? "cr" : "nvcc";
   if (p.policy == 0) return "samebits-attention/1 policy=fma-chain/1 B=64 libm=" + libm;
-  const samebits_mma_params m = p.has_mma ? p.mma : samebits_mma_params{25, 16, 0, 0, 0, 0, 0, 0};
+  const samebits_mma_params m = p.has_mma ? p.mma : samebits_mma_params{25, 16, 0, 0, 1, 0, 1, 0};
   static const char* const rounding[] = {"rz", "rn"};
   static const char* const c_join[] = {"first", "after"};
   static const char* const zero_exponent[] = {"fmin", "ignored", "m126"};
@@ -733,7 +733,7 @@ std::string expected_fingerprint(const Problem& p) {
   return "samebits-attention/1 policy=sm90-tc/1(F=" + std::to_string(m.frac_bits) + ",G=" + std::to_string(m.group) +
          ",R=" + rounding[m.rounding] + ",C=" + c_join[m.c_join] + ",Z=" + zero_exponent[m.zero_exponent] +
          ",P=" + product_exponent[m.product_exponent] + ",S=" + zero_sign[m.zero_sign] + ",O=" + overflow[m.overflow] +
-         ") Bk=128 libm=" + libm;
+         ",E=-133) Bk=128 libm=" + libm;  // the floor: not a C ABI field, always the measured one
 }
 
 // samebits_attention_problem_fingerprint: reads policy, mma and libm only.

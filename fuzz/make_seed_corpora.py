@@ -210,9 +210,9 @@ def attention_seeds():
                                               tail=policy_tail(1, fill=3))
     seeds['tc_mma_defaults_given'] = attention_call(True, hkv=2, group=2, lens=(9,), tail=policy_tail(1, mma={}))
     # every field at a valid non-default value: F = 1 + 13 % 40, G = 2^(3 % 5) = 8, rn, after,
-    # Z = 2 % 3 (fixed_m126), normalized, positive, saturate
+    # Z = 2 % 3 (fixed_m126), normalized, ieee (2 % 2), saturate
     seeds['tc_mma_other'] = attention_call(True, causal=True, hkv=2, group=2, lens=(7, 9),
-                                           tail=policy_tail(1, mma={f: (13, 3, 1, 1, 2, 1, 1, 1)[i]
+                                           tail=policy_tail(1, mma={f: (13, 3, 1, 1, 2, 1, 2, 1)[i]
                                                                     for i, f in enumerate(MMA_FIELDS)}, fill=1))
     seeds['tc_mma_f40_g1'] = attention_call(False, hkv=1, group=1, lens=(4,),
                                             tail=policy_tail(1, mma={'frac_bits': 39, 'group': 5}, fill=1))

@@ -45,8 +45,8 @@ def fingerprint(op="attention", libm="nvcc", *, policy="fma-chain", mma=None):
     tensor-core model's parameters mma names: None for the defaults, an
     MmaParams, a dict of its fields), from the C ABI, e.g.
     "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc" or
-    "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=fmin,
-    P=raw,S=ieee,O=inf) Bk=128 libm=nvcc" (one line)."""
+    "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=ignored,
+    P=raw,S=pos,O=inf,E=-133) Bk=128 libm=nvcc" (one line)."""
     if op not in OPS:
         raise ValueError(f"op: {op!r} unknown ({', '.join(OPS)})")
     from . import _validate

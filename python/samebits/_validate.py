@@ -89,16 +89,16 @@ def _mma_code(field, value):
 class MmaParams:
     """The tensor-core model's parameters (samebits::mma::sm90::Params,
     c_api.h's samebits_mma_params, docs/kernels/mma.md §2) that policy
-    "sm90-tensor-core" takes; the defaults are the C header's (the candidate
-    the hardware probe tests first: not measured yet). Enum fields take the
+    "sm90-tensor-core" takes; the defaults are the C header's (the hardware's
+    reading, docs/kernels/mma.md §6; the GPU kernels take only these). Enum fields take the
     value's name or its C code; each field is checked here, naming it."""
     frac_bits: int = 25                      # F: fractional bits kept below the largest exponent, 1..40
     group: int = 16                          # products per fused step: 1, 2, 4, 8 or 16
     rounding: Union[str, int] = "toward_zero"          # or "nearest_even"
     c_join: Union[str, int] = "first_group"            # or "after_products"
-    zero_exponent: Union[str, int] = "format_min"      # or "ignored", "fixed_m126"
+    zero_exponent: Union[str, int] = "ignored"         # or "format_min", "fixed_m126"
     product_exponent: Union[str, int] = "raw"          # or "normalized"
-    zero_sign: Union[str, int] = "ieee"                # or "positive"
+    zero_sign: Union[str, int] = "positive"            # or "ieee"
     overflow: Union[str, int] = "infinity"             # or "saturate"
 
     def __post_init__(self):

@@ -48,6 +48,14 @@ sm90::Params neutral_params(sm90::ZeroExponent z = sm90::ZeroExponent::fixed_m12
   p.zero_exponent = z;
   return p;
 }
+// The model's first reading (zero products at their format's minimum exponent, IEEE zero signs):
+// not the hardware's (mma.md §6), kept as the non-neutral counterexample of §7-8.
+sm90::Params format_min_params() {
+  sm90::Params p;
+  p.zero_exponent = sm90::ZeroExponent::format_min;
+  p.zero_sign = sm90::ZeroSign::ieee;
+  return p;
+}
 
 struct Inputs {
   DenseProblem p;
@@ -140,9 +148,9 @@ TEST_CASE("tc: the fingerprint names the policy, the model's parameters, Bk and 
   p.policy = Policy::sm90_tensor_core;
   p.in_dtype = DType::bf16;
   CHECK(fingerprint(p, Libm::nvcc) ==
-        "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=fmin,P=raw,S=ieee,O=inf) Bk=128 libm=nvcc");
+        "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=ignored,P=raw,S=pos,O=inf,E=-133) Bk=128 libm=nvcc");
   CHECK(fingerprint(p, Libm::cr) ==
-        "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=fmin,P=raw,S=ieee,O=inf) Bk=128 libm=cr");
+        "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=ignored,P=raw,S=pos,O=inf,E=-133) Bk=128 libm=cr");
   // Every parameter shows: each change gives another string.
   const std::string base = fingerprint(p, Libm::nvcc);
   std::vector<std::string> seen{base};
@@ -157,11 +165,13 @@ TEST_CASE("tc: the fingerprint names the policy, the model's parameters, Bk and 
   with([](sm90::Params& m) { m.group = 8; });
   with([](sm90::Params& m) { m.rounding = sm90::Rounding::nearest_even; });
   with([](sm90::Params& m) { m.c_join = sm90::CJoin::after_products; });
-  with([](sm90::Params& m) { m.zero_exponent = sm90::ZeroExponent::ignored; });
   with([](sm90::Params& m) { m.zero_exponent = sm90::ZeroExponent::fixed_m126; });
+  with([](sm90::Params& m) { m.zero_exponent = sm90::ZeroExponent::format_min; });
   with([](sm90::Params& m) { m.product_exponent = sm90::ProductExponent::normalized; });
-  with([](sm90::Params& m) { m.zero_sign = sm90::ZeroSign::positive; });
+  with([](sm90::Params& m) { m.zero_sign = sm90::ZeroSign::ieee; });
   with([](sm90::Params& m) { m.overflow = sm90::Overflow::saturate; });
+  with([](sm90::Params& m) { m.emax_floor = sm90::kNoExponentFloor; });
+  with([](sm90::Params& m) { m.emax_floor = -126; });
   // fma-chain's is unchanged, and the policy-only overload refuses to name sm90-tc without its Params.
   DenseProblem f;
   CHECK(fingerprint(f, Libm::nvcc) == "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc");
@@ -374,7 +384,8 @@ TEST_CASE("tc: adding an all-zero k16 group to a nonzero accumulator is exact if
     CHECK(!tc::zero_products_neutral(f22));
     CHECK(tc::zero_products_neutral(neutral_params()));
     CHECK(tc::zero_products_neutral(neutral_params(sm90::ZeroExponent::ignored)));
-    CHECK(!tc::zero_products_neutral(sm90::Params{}));
+    CHECK(!tc::zero_products_neutral(format_min_params()));
+    CHECK(tc::zero_products_neutral(sm90::Params{}));  // the hardware's
     std::uint16_t zeros[16] = {}, ones[16];
     for (auto& o : ones) o = f == sm90::Format::bf16 ? 0x3f80 : 0x3c00;
     CHECK(sm90::dot_add(f, zeros, ones, 16, 0x3f800001u, neutral_params()) == 0x3f800001u);
@@ -389,16 +400,18 @@ TEST_CASE("tc: the sign of a zero result depends on the zero products (ZeroSign:
     neg0[i] = 0x8000;
     one[i] = 0x3f80;
   }
+  sm90::Params ieee;
+  ieee.zero_sign = sm90::ZeroSign::ieee;
   // -0 x 1 sixteen times onto C = -0: every term a negative zero.
-  CHECK(sm90::dot_add(sm90::Format::bf16, neg0, one, 16, 0x80000000u) == 0x80000000u);
-  CHECK(sm90::dot(sm90::Format::bf16, neg0, one, 16) == 0x80000000u);
+  CHECK(sm90::dot_add(sm90::Format::bf16, neg0, one, 16, 0x80000000u, ieee) == 0x80000000u);
+  // scale-d = 0 is a +0 accumulator (mma.md §6): +0 even under ieee.
+  CHECK(sm90::dot(sm90::Format::bf16, neg0, one, 16, ieee) == 0x00000000u);
   // One of them +0 (a zero-filled row instead of a row holding -0, or +0 x a positive partner): +0.
   neg0[7] = 0;
-  CHECK(sm90::dot_add(sm90::Format::bf16, neg0, one, 16, 0x80000000u) == 0x00000000u);
-  CHECK(sm90::dot_add(sm90::Format::bf16, pos0, one, 16, 0x80000000u) == 0x00000000u);
-  // Under ZeroSign::positive there is nothing to canonicalize.
-  sm90::Params pos;
-  pos.zero_sign = sm90::ZeroSign::positive;
+  CHECK(sm90::dot_add(sm90::Format::bf16, neg0, one, 16, 0x80000000u, ieee) == 0x00000000u);
+  CHECK(sm90::dot_add(sm90::Format::bf16, pos0, one, 16, 0x80000000u, ieee) == 0x00000000u);
+  // Under ZeroSign::positive (the default: the hardware's) there is nothing to canonicalize.
+  const sm90::Params pos;
   neg0[7] = 0x8000;
   CHECK(sm90::dot_add(sm90::Format::bf16, neg0, one, 16, 0x80000000u, pos) == 0x00000000u);
   // The output rule: +0 for either zero, every other value (NaN included) unchanged.
@@ -462,7 +475,9 @@ TEST_CASE("tc: zero outputs are +0, whatever zero products a launch forms (prefi
   // products in column 0 are then all negative zeros in the prefill (members: p x -0; later keys:
   // +0 x -1), but the decode (keys 0..20 only) has zero-filled positions: +0 x +0.
   const int S = 128, a = 20, d = 64;
-  Inputs full = make({S}, {S}, 1, 1, d, true, 21, DType::bf16, neutral_params());
+  sm90::Params ieee_signs = neutral_params();
+  ieee_signs.zero_sign = sm90::ZeroSign::ieee;
+  Inputs full = make({S}, {S}, 1, 1, d, true, 21, DType::bf16, ieee_signs);
   for (int j = 0; j < S; ++j) full.v[static_cast<std::size_t>(j) * d] = j <= a ? -0.0f : -1.0f;
   Inputs dec = full;
   dec.p.cu_q = {0, 1};
@@ -471,11 +486,17 @@ TEST_CASE("tc: zero outputs are +0, whatever zero products a launch forms (prefi
   dec.k = slice(full.k, 0, a + 1, d);
   dec.v = slice(full.v, 0, a + 1, d);
   dec.dout = slice(full.dout, a, 1, d);
-  // Raw (negative control): the prefill's zero is -0, the decode's +0.
+  // Raw: since scale-d = 0 is a +0 accumulator (mma.md §6), the chain starts from +0 and no
+  // zero result is -0 even under IEEE zero signs; the canonicalization has nothing to do on this
+  // path (it stays in the contract for any other). Control: a -0 planted in the prefill's row is
+  // one mismatch against the decode.
   const auto raw_full = forward_with<RawZeros>(full), raw_dec = forward_with<RawZeros>(dec);
-  CHECK(bits(raw_full[static_cast<std::size_t>(a) * d]) == 0x80000000u);
+  CHECK(bits(raw_full[static_cast<std::size_t>(a) * d]) == 0x00000000u);
   CHECK(bits(raw_dec[0]) == 0x00000000u);
-  CHECK(mismatches(raw_dec.data(), raw_full.data() + static_cast<std::size_t>(a) * d, d) == 1);
+  CHECK(mismatches(raw_dec.data(), raw_full.data() + static_cast<std::size_t>(a) * d, d) == 0);
+  auto planted = raw_full;
+  planted[static_cast<std::size_t>(a) * d] = -0.0f;
+  CHECK(mismatches(raw_dec.data(), planted.data() + static_cast<std::size_t>(a) * d, d) == 1);
   // The policy: +0 in both, and the whole row equal.
   const auto pol_full = forward_with<tc::Reference>(full), pol_dec = forward_with<tc::Reference>(dec);
   CHECK(bits(pol_full[static_cast<std::size_t>(a) * d]) == 0u);
@@ -631,7 +652,7 @@ TEST_CASE("tc: context parallelism: a split at multiples of 16 rows with the han
   const std::vector<int> cuts = {0, 48, 160, S};
   for (const bool neutral : {false, true}) {
     const DType dt = DType::f16;
-    const Inputs full = make({S}, {S}, hq, hkv, d, true, 13, dt, neutral ? neutral_params() : sm90::Params{});
+    const Inputs full = make({S}, {S}, hq, hkv, d, true, 13, dt, neutral ? neutral_params() : format_min_params());
     const Outputs ref = run(full);
     std::vector<float> o_st(ref.o);
     for (auto& e : o_st) e = through(dt, e);
@@ -1026,7 +1047,7 @@ TEST_CASE("tc: the reference is the doc (an independent transcription gives the 
                {20, 150, 128, false, DType::bf16, true},
                {140, 130, 64, true, DType::f16, true}};  // Lq > Lk: the first 10 rows see no key
   for (const auto& c : cases) {
-    Inputs in = make({c.lq}, {c.lk}, 1, 1, c.d, c.causal, 41, c.dt, c.neutral ? neutral_params() : sm90::Params{});
+    Inputs in = make({c.lq}, {c.lk}, 1, 1, c.d, c.causal, 41, c.dt, c.neutral ? neutral_params() : format_min_params());
     // Some exact zeros and signed zeros among the inputs.
     for (std::size_t i = 0; i < in.v.size(); i += 7) in.v[i] = (i % 2) ? -0.0f : 0.0f;
     const Outputs r = run(in);

@@ -234,8 +234,8 @@ class Fingerprints(unittest.TestCase):
         buf = C.create_string_buffer(256)
         p = _lib.AttentionProblem(libm=_lib.LIBM_CODES["cr"], policy=_lib.POLICY_CODES["sm90-tensor-core"])
         lib.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))
-        self.assertEqual(buf.value, b"samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=fmin,P=raw,"
-                                    b"S=ieee,O=inf) Bk=128 libm=cr")
+        self.assertEqual(buf.value, b"samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=ignored,P=raw,"
+                                    b"S=pos,O=inf,E=-133) Bk=128 libm=cr")
         m = _lib.MmaParams(frac_bits=24, group=16, zero_exponent=2)
         p.mma = C.addressof(m)
         lib.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))

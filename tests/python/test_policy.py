@@ -151,7 +151,7 @@ def inputs(tq, tk, hq, hkv, d, dtype, seed):
 
 DTYPE_CODE = {"bfloat16": BF16, "float16": F16}
 MMA_OTHER = {"frac_bits": 24, "group": 8, "rounding": "nearest_even"}
-MMA_OTHER_CODES = (24, 8, 1, 0, 0, 0, 0, 0)
+MMA_OTHER_CODES = (24, 8, 1, 0, 1, 0, 1, 0)  # the other fields at their defaults
 
 
 # ---- the reference under sm90-tensor-core == the C ABI called directly ----------------
@@ -280,15 +280,15 @@ class HandOver(unittest.TestCase):
 
 # ---- fingerprints ------------------------------------------------------------------------
 
-FP_DEFAULT = "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=fmin,P=raw,S=ieee,O=inf) Bk=128 libm="
+FP_DEFAULT = "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=ignored,P=raw,S=pos,O=inf,E=-133) Bk=128 libm="
 # attention-tc.md §9: each non-default value of each field, and the key=value it shows as.
 FP_VALUES = [("frac_bits", 1, "F=1"), ("frac_bits", 40, "F=40"), ("group", 1, "G=1"), ("group", 2, "G=2"),
              ("group", 4, "G=4"), ("group", 8, "G=8"), ("rounding", "nearest_even", "R=rn"),
-             ("c_join", "after_products", "C=after"), ("zero_exponent", "ignored", "Z=ignored"),
-             ("zero_exponent", "fixed_m126", "Z=m126"), ("product_exponent", "normalized", "P=norm"),
-             ("zero_sign", "positive", "S=pos"), ("overflow", "saturate", "O=sat")]
+             ("c_join", "after_products", "C=after"), ("zero_exponent", "fixed_m126", "Z=m126"),
+             ("zero_exponent", "format_min", "Z=fmin"), ("product_exponent", "normalized", "P=norm"),
+             ("zero_sign", "ieee", "S=ieee"), ("overflow", "saturate", "O=sat")]
 DEFAULT_KV = {"frac_bits": "F=25", "group": "G=16", "rounding": "R=rz", "c_join": "C=first",
-              "zero_exponent": "Z=fmin", "product_exponent": "P=raw", "zero_sign": "S=ieee", "overflow": "O=inf"}
+              "zero_exponent": "Z=ignored", "product_exponent": "P=raw", "zero_sign": "S=pos", "overflow": "O=inf"}
 
 
 class Fingerprints(unittest.TestCase):
@@ -477,7 +477,7 @@ class Refusals(unittest.TestCase):
         result under fma-chain."""
         buf = np.zeros(1 << 14, np.float32)
         t = CTensor3(buf.ctypes.data, 2 * 64, 64)
-        for mma in (None, (25, 16, 0, 0, 0, 0, 0, 0)):
+        for mma in (None, (25, 16, 0, 0, 1, 0, 1, 0)):
             direct = Direct((0, 8), (0, 8), 2, 2, 64, True, BF16, 1, mma)
             rc = DLL.samebits_attention_forward(C.byref(direct.p), t, t, t, t, buf.ctypes.data, None)
             msg = DLL.samebits_last_error().decode()

@@ -347,7 +347,7 @@ class TensorCorePolicy(unittest.TestCase):
                     pass
         finally:
             LIB.lib.samebits_attention_forward = orig
-        self.assertEqual(seen, [(1, 1, (24, 16, 0, 1, 0, 0, 0, 0)), (1, 1, None), (0, 1, None)])
+        self.assertEqual(seen, [(1, 1, (24, 16, 0, 1, 1, 0, 1, 0)), (1, 1, None), (0, 1, None)])
 
     def test_backward_other_parameters_refused_and_autograd_passes_the_policy(self):
         q, k, v = self.qkv()
@@ -358,7 +358,7 @@ class TensorCorePolicy(unittest.TestCase):
             bwd(*args, "sm90-tensor-core", [24, 16, 0, 0, 0, 0, 0, 0])
         self.assertEqual(cm.exception.function, "samebits_attention_backward")
         self.assertIn(self.GPU_REFUSAL, cm.exception.message)
-        self.assert_not_refused_for_policy(lambda: bwd(*args, "sm90-tensor-core", [25, 16, 0, 0, 0, 0, 0, 0]))
+        self.assert_not_refused_for_policy(lambda: bwd(*args, "sm90-tensor-core", [25, 16, 0, 0, 1, 0, 1, 0]))
         with self.assertRaises(ValueError) as cm:  # the op's own Python check of mma
             bwd(*args, "sm90-tensor-core", [25, 3, 0, 0, 0, 0, 0, 0])
         self.assertIn("mma.group: 3", str(cm.exception))

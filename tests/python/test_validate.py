@@ -147,15 +147,16 @@ class PolicyChecks(Refuses):
         p = att(policy="sm90-tensor-core")
         self.assertEqual((p.policy, p.mma, p.in_dtype), ("sm90-tensor-core", None, 1))
         p = att(policy="sm90-tensor-core", dtype="float16", mma={"frac_bits": 24, "zero_exponent": "fixed_m126"})
-        self.assertEqual((p.mma, p.in_dtype), ((24, 16, 0, 0, 2, 0, 0, 0), 2))
+        self.assertEqual((p.mma, p.in_dtype), ((24, 16, 0, 0, 2, 0, 1, 0), 2))
         # the reference's input_dtype is the plan's input dtype (its arrays are float32)
         p = att(dtype="float32", device_kind="cuda", policy="sm90-tensor-core", input_dtype="bfloat16")
         self.assertEqual((p.dtype, p.in_dtype), ("bfloat16", 1))
         self.assertEqual(att(dtype="float32").in_dtype, 0)  # control: without it, the tensors' dtype
 
     def test_mma_defaults_are_the_c_headers(self):
-        # c_api.h's samebits_mma_params comments: F 25, group 16, every enum code 0
-        self.assertEqual(V.MmaParams().codes(), (25, 16, 0, 0, 0, 0, 0, 0))
+        # c_api.h's samebits_mma_params comments: F 25, group 16, zero_exponent 1 (ignored),
+        # zero_sign 1 (positive), the other enum codes 0
+        self.assertEqual(V.MmaParams().codes(), (25, 16, 0, 0, 1, 0, 1, 0))
         self.assertEqual(V.MMA_FIELDS, ("frac_bits", "group", "rounding", "c_join", "zero_exponent",
                                         "product_exponent", "zero_sign", "overflow"))
         # names and codes are one model; each name is its code
@@ -164,9 +165,9 @@ class PolicyChecks(Refuses):
                 self.assertEqual(V.MmaParams(**{field: name}).codes(), V.MmaParams(**{field: code}).codes())
         self.assertNotEqual(V.MmaParams(rounding="nearest_even").codes(), V.MmaParams().codes())  # control
         # the forms of mma agree
-        forms = [V.MmaParams(group=4, overflow="saturate"), {"group": 4, "overflow": 1}, (25, 4, 0, 0, 0, 0, 0, 1),
-                 [25, 4, "toward_zero", 0, 0, 0, 0, "saturate"]]
-        self.assertEqual({V.check_policy("sm90-tensor-core", m)[1] for m in forms}, {(25, 4, 0, 0, 0, 0, 0, 1)})
+        forms = [V.MmaParams(group=4, overflow="saturate"), {"group": 4, "overflow": 1}, (25, 4, 0, 0, 1, 0, 1, 1),
+                 [25, 4, "toward_zero", 0, "ignored", 0, "positive", "saturate"]]
+        self.assertEqual({V.check_policy("sm90-tensor-core", m)[1] for m in forms}, {(25, 4, 0, 0, 1, 0, 1, 1)})
 
     def test_refusals_name_the_argument(self):
         tc = "sm90-tensor-core"

@@ -36,6 +36,10 @@ enum class Class : int {
   bits,             // uniformly random encodings (A, B 16-bit, C 32-bit)
   overflow,         // sums near and beyond 2^128 (bf16); C near the fp32 maximum
   chain,            // a half or a quarter of k holds large cancelling pairs, the rest small
+  tiny,             // bf16: products on the 2^-149 grid near 2^-142 .. 2^-132 (per-tile scale) with smaller
+                    // ones whose bits lie below or across the floor's unit 2^-158; mixed signs; C mostly
+                    // +-0: the alignment exponent below, at and above its floor (-133); fp16: subnormal
+                    // operands (its products cannot get there)
   count
 };
 
@@ -57,6 +61,7 @@ inline const char* class_name(Class c) {
     case Class::bits: return "bits";
     case Class::overflow: return "overflow";
     case Class::chain: return "chain";
+    case Class::tiny: return "tiny";
     default: return "?";
   }
 }
@@ -202,9 +207,22 @@ struct Gen {
         const std::uint16_t first = normal(bit(wp, 40), ea0() + (bf ? uni(wp >> 8, 18, 30) : uni(wp >> 8, 7, 9)), wp >> 20);
         return (k & 1) == 0 ? first : static_cast<std::uint16_t>(first ^ 0x8000u);
       }
+      case Class::tiny:
+        if (!bf) return (w % 2 == 0) ? subnormal16(bit(w, 40), w >> 20) : normal(bit(w, 40), uni(w >> 8, -14, -10), w >> 20);
+        // A quarter "big": products on the 2^-149 grid near 2^(tiny_a0 + tiny_b0) (three fraction
+        // bits), below 2^-133 in most tiles; the rest "small": products near 2^tiny_small(), whose
+        // bits lie below the floor's unit (2^-158) or straddle it.
+        if (w % 4 == 0) return static_cast<std::uint16_t>(normal(bit(w, 40), tiny_a0() + uni(w >> 8, -1, 0), 0) |
+                                                           ((w >> 20) & 0x70u));
+        return normal(bit(w, 40), tiny_small() - tiny_b0() - uni(w >> 8, 0, 3), w >> 20);
       default: return 0;
     }
   }
+
+  // Per-tile exponent bases of the tiny class (bf16).
+  SAMEBITS_FUNC int tiny_a0() const { return uni(r(8, 0, 0), -71, -66); }
+  SAMEBITS_FUNC int tiny_b0() const { return uni(r(9, 0, 0), -71, -66); }
+  SAMEBITS_FUNC int tiny_small() const { return bit(r(13, 0, 0), 0) ? -160 : -157; }
 
   // ---- B(k, j) ----
   SAMEBITS_FUNC std::uint16_t b(int k, int j) const {
@@ -258,6 +276,9 @@ struct Gen {
         const std::uint64_t wp = r(22, static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(j));
         return normal(bit(wp, 40), eb0() + (bf ? uni(wp >> 8, 18, 30) : uni(wp >> 8, 7, 9)), wp >> 20);
       }
+      case Class::tiny:
+        if (!bf) return (w % 2 == 0) ? subnormal16(bit(w, 40), w >> 20) : normal(bit(w, 40), uni(w >> 8, -14, -10), w >> 20);
+        return static_cast<std::uint16_t>(normal(bit(w, 40), tiny_b0() + uni(w >> 8, -1, 0), 0) | ((w >> 20) & 0x70u));
       default: return 0;
     }
   }
@@ -347,6 +368,11 @@ struct Gen {
         return normal32(neg, uni(w >> 8, -6, 10), w >> 20);
       }
       case Class::chain: return (w % 2 == 0) ? (neg ? 0x80000000u : 0u) : normal32(neg, ep - uni(w >> 8, 0, 5), w >> 20);
+      case Class::tiny: {  // mostly zero: a nonzero C sits at >= -126, above the floor
+        const int sel = static_cast<int>(w % 10);
+        if (sel < 7) return neg ? 0x80000000u : 0u;
+        return subnormal32(neg, (w >> 20) & (sel == 9 ? 0x7fffffu : 0x3ffu));
+      }
       default: return 0;
     }
   }

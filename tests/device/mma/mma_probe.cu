@@ -245,8 +245,7 @@ __global__ void __launch_bounds__(kThreads) probe_kernel(Launch L, Results* res,
       }
 #pragma unroll 1
       for (int m = 0; m < kD0Candidates; ++m) {
-        const sm90::Params p = d0_candidate(m);
-        const std::uint32_t v = d0_plus_zero_c(m) ? sm90::dot_add(F, a, b, 16, 0u, p) : sm90::dot(F, a, b, 16, p);
+        const std::uint32_t v = samebits::mma::probe::d0_value(F, a, b, m);
         if (m == 0) base = v;
         count(&cnt->differs_d0[m], v != base, lane);
         count(&cnt->mism_d0[m], v != hw0, lane);
@@ -371,10 +370,7 @@ bool run_class(const Options& o, int cls, int sms, Totals& tot) {
       const std::uint32_t* s = sample.data() + (t * 64 * N + static_cast<std::uint64_t>(e)) * kSampleWords;
       for (int m = 0; m < kCandidates; ++m)
         host_device += sm90::dot_add(F, a, b, 16, c, candidate(m)) != s[m];
-      for (int m = 0; m < kD0Candidates; ++m) {
-        const sm90::Params p = d0_candidate(m);
-        host_device += (d0_plus_zero_c(m) ? sm90::dot_add(F, a, b, 16, 0u, p) : sm90::dot(F, a, b, 16, p)) != s[kCandidates + m];
-      }
+      for (int m = 0; m < kD0Candidates; ++m) host_device += samebits::mma::probe::d0_value(F, a, b, m) != s[kCandidates + m];
       ++sampled;
     }
   }

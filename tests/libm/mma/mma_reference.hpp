@@ -188,6 +188,7 @@ inline std::uint32_t step(Format f, const std::uint16_t* a, const std::uint16_t*
     if (!any || terms[i].align > emax) emax = terms[i].align;
     any = true;
   }
+  if (any && emax < p.emax_floor) emax = p.emax_floor;  // the alignment exponent's floor
   Big sum = 0;
   if (any) {
     const Big unit = pow2(emax - p.frac_bits + kScale);
@@ -198,7 +199,9 @@ inline std::uint32_t step(Format f, const std::uint16_t* a, const std::uint16_t*
   }
   if (sum == 0) return (p.zero_sign == sm90::ZeroSign::ieee && all_neg_zero) ? 0x80000000u : 0u;
   const bool neg = sum < 0;
-  return round_by_search(neg, neg ? Big(-sum) : sum, p);
+  const std::uint32_t r = round_by_search(neg, neg ? Big(-sum) : sum, p);
+  // ZeroSign::positive: a nonzero sum whose magnitude rounds to zero is +0 too.
+  return (p.zero_sign == sm90::ZeroSign::positive && (r & 0x7fffffffu) == 0) ? 0u : r;
 }
 
 inline std::uint32_t evaluate(Format f, const std::uint16_t* a, const std::uint16_t* b, int k, bool has_c,
@@ -221,7 +224,12 @@ inline std::uint32_t dot_add(Format f, const std::uint16_t* a, const std::uint16
                              const Params& p = Params{}) {
   return evaluate(f, a, b, k, true, c, p);
 }
+// scale-d = 0 as the header defines it (a +0 accumulator), and the no-C reading the probe keeps.
 inline std::uint32_t dot(Format f, const std::uint16_t* a, const std::uint16_t* b, int k, const Params& p = Params{}) {
+  return evaluate(f, a, b, k, true, 0, p);
+}
+inline std::uint32_t dot_no_c(Format f, const std::uint16_t* a, const std::uint16_t* b, int k,
+                              const Params& p = Params{}) {
   return evaluate(f, a, b, k, false, 0, p);
 }
 

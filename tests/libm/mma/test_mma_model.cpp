@@ -187,22 +187,77 @@ TEST_CASE("mma model: subnormal products and results", "[mma]") {
   // The smallest bf16 subnormal times 1: 2^-133 = 0x00010000.
   a[0] = kMinSub; b[0] = kOne;
   CHECK_BITS(both(Format::bf16, a, b, 0), 0x00010000u);
-  // Eight products 2^-76 * 2^-76 = 2^-152: with C = +0 at -126 (format_min and
-  // fixed_m126) the unit is 2^-151 and each truncates to 0: +0. With zeros
-  // ignored, emax = -152 and the sum 2^-149 is exact: 0x00000001.
+  // Eight products 2^-76 * 2^-76 = 2^-152 onto C = +0. Default (zero terms
+  // ignored, emax = -152 raised to the floor -133): unit 2^-158, each product
+  // 2^6 units, the sum 2^-149 exact: 0x00000001; the same with no floor.
+  // With C = +0 at -126 (format_min, fixed_m126) the unit is 2^-151 and each
+  // product truncates to 0: +0.
   a.fill(0); b.fill(0);
   for (int i = 0; i < 8; ++i) { a[i] = k2m76; b[i] = k2m76; }
-  CHECK_BITS(both(Format::bf16, a, b, 0), 0x00000000u);
-  Params ignored;
-  ignored.zero_exponent = sm90::ZeroExponent::ignored;
-  CHECK_BITS(both(Format::bf16, a, b, 0, ignored), 0x00000001u);
+  CHECK_BITS(both(Format::bf16, a, b, 0), 0x00000001u);
+  Params no_floor;
+  no_floor.emax_floor = sm90::kNoExponentFloor;
+  CHECK_BITS(both(Format::bf16, a, b, 0, no_floor), 0x00000001u);
   Params fixed;
   fixed.zero_exponent = sm90::ZeroExponent::fixed_m126;
   CHECK_BITS(both(Format::bf16, a, b, 0, fixed), 0x00000000u);
-  // A single -2^-152 with zeros ignored: nonzero S, RZ to zero keeps the sign: -0.
+  Params fmin;
+  fmin.zero_exponent = sm90::ZeroExponent::format_min;
+  CHECK_BITS(both(Format::bf16, a, b, 0, fmin), 0x00000000u);
+  // Where the floor shows: 2^-67 * 2^-68 = 2^-135 and four products
+  // 2^-80 * -2^-79 = -2^-159. emax = -135: with the floor -133 the unit is
+  // 2^-158 and each -2^-159 (half a unit) truncates to 0: 2^-135 = 0x00004000.
+  // With no floor the unit is 2^-160, the sum 2^-135 - 2^-157 is exact, and RZ
+  // onto the 2^-149 grid gives 2^-135 - 2^-149 = 0x00003fff. A floor of -134
+  // (unit 2^-159) keeps them too: 0x00003fff.
+  a.fill(0); b.fill(0);
+  a[0] = 0x1e00; b[0] = 0x1d80;  // 2^-67 (field 60) * 2^-68 (field 59)
+  for (int i = 1; i <= 4; ++i) { a[i] = 0x1780; b[i] = 0x9800; }  // 2^-80 (field 47) * -2^-79 (field 48)
+  CHECK_BITS(both(Format::bf16, a, b, 0), 0x00004000u);
+  CHECK_BITS(both(Format::bf16, a, b, 0, no_floor), 0x00003fffu);
+  Params floor134;
+  floor134.emax_floor = -134;
+  CHECK_BITS(both(Format::bf16, a, b, 0, floor134), 0x00003fffu);
+  // A single -2^-152: nonzero S whose RZ result is zero. Under ZeroSign::ieee
+  // it keeps its sign (-0, as IEEE RZ); under positive (the default,
+  // measured) it is +0.
   a.fill(0); b.fill(0);
   a[0] = static_cast<std::uint16_t>(k2m76 | 0x8000u); b[0] = k2m76;
-  CHECK_BITS(both(Format::bf16, a, b, 0, ignored), 0x80000000u);
+  Params ieee;
+  ieee.zero_sign = sm90::ZeroSign::ieee;
+  CHECK_BITS(both(Format::bf16, a, b, 0, ieee), 0x80000000u);
+  CHECK_BITS(both(Format::bf16, a, b, 0), 0x00000000u);
+  // The reading the H100 records replaced: zero terms ignored, no floor, a
+  // tiny sum keeping its sign.
+  Params replaced = no_floor;
+  replaced.zero_sign = sm90::ZeroSign::ieee;
+  // Measured on the H100 (docs/kernels/mma.md §6.3, the probe's records in
+  // docs/kernels/results/h100/2026-12-06/last/mma.jsonl.gz): dot products of
+  // bf16 subnormal-range operands where that reading missed by one unit or by
+  // the sign of zero. The hardware's bits (hw) are what the default model
+  // gives.
+  struct Recorded {
+    Vec a, b;
+    std::uint32_t c;
+    bool scale_d;  // false: scale-d = 0 (sm90::dot)
+    std::uint32_t hw;
+  } const recorded[] = {
+      {{0x0003, 0x9f59, 0x805d, 0x98a1, 0x9e2e, 0x9779, 0x007d, 0x000c, 0x1d16, 0x8039, 0x802c, 0x17b5, 0x1680, 0x179a, 0x95b7, 0x2251},
+       {0xa2af, 0x156d, 0x22b2, 0x1f82, 0x004f, 0x006b, 0x967d, 0x1c10, 0x1c0b, 0x133d, 0x183e, 0x1c3d, 0x9f72, 0x0065, 0x1f91, 0x14f4},
+       0x00000000u, false, 0x0000020eu},  // wgmma_scale_d0 zero-ignored+zsign-positive,no-C tile 111
+      {{0x1f57, 0xa116, 0x007f, 0x0004, 0x1c73, 0x9edc, 0x9ef9, 0xa19f, 0x2409, 0x8039, 0xa23b, 0x0027, 0x14f9, 0x004e, 0x9723, 0x8066},
+       {0x9a33, 0x9944, 0x0009, 0x990e, 0x9306, 0x1a04, 0x005a, 0x9414, 0x8010, 0x1e6c, 0x98b9, 0x1480, 0x9d33, 0x18f9, 0x2084, 0x9bfb},
+       0x80000000u, true, 0x0000295du},  // wgmma zero-ignored+zsign-positive tile 3
+      {{0x23f0, 0x8052, 0x22c4, 0x96d1, 0x9bce, 0x006b, 0x13de, 0x16ac, 0x1626, 0x13eb, 0x800e, 0x800b, 0x801b, 0x0075, 0x21fc, 0x8053},
+       {0x001b, 0x967f, 0x8017, 0x13fc, 0x128c, 0x1599, 0x8069, 0x131e, 0x987e, 0x8033, 0x1e35, 0x1332, 0x0035, 0x0036, 0x801b, 0xa0a9},
+       0x00000000u, true, 0x00000000u},  // wgmma zero-ignored+zsign-positive tile 190
+  };
+  for (const Recorded& r : recorded) {
+    CHECK_BITS(r.scale_d ? both(Format::bf16, r.a, r.b, r.c) : both_dot(Format::bf16, r.a, r.b), r.hw);
+    // The reading it replaced misses each one.
+    CHECK(hex32(r.scale_d ? both(Format::bf16, r.a, r.b, r.c, replaced)
+                          : both_dot(Format::bf16, r.a, r.b, replaced)) != hex32(r.hw));
+  }
   // The same product with a subnormal C = 0x1p-149 (exponent -126 like every
   // subnormal): unit 2^-151, the product truncates to 0, D = C.
   CHECK_BITS(both(Format::bf16, a, b, 0x00000001u), 0x00000001u);
@@ -215,7 +270,10 @@ TEST_CASE("mma model: a zero against a large partner (ZeroExponent)", "[mma]") {
   a[0] = 0x0000; b[0] = k2p100;         // +0 * 2^100
   a[1] = 0x2b80; b[1] = 0x3580;         // 2^-40 * 2^-20 = 2^-60 (0x2b80: field 87; 0x3580: field 107)
   // format_min: emax = max(-26, -60, C=+0 at -126) = -26, unit 2^-51: 2^-60 -> 0: +0.
-  CHECK_BITS(both(Format::bf16, a, b, 0), 0x00000000u);
+  Params fmin;
+  fmin.zero_exponent = sm90::ZeroExponent::format_min;
+  CHECK_BITS(both(Format::bf16, a, b, 0, fmin), 0x00000000u);
+  CHECK_BITS(both(Format::bf16, a, b, 0), 0x21800000u);  // the default (ignored): 2^-60
   Params ignored;
   ignored.zero_exponent = sm90::ZeroExponent::ignored;
   CHECK_BITS(both(Format::bf16, a, b, 0, ignored), 0x21800000u);  // 2^-60
@@ -227,22 +285,27 @@ TEST_CASE("mma model: a zero against a large partner (ZeroExponent)", "[mma]") {
   Vec h{}, g{};
   h[0] = 0x0000; g[0] = 0x7800;
   h[1] = 0x0400; g[1] = 0x0400;
-  CHECK_BITS(both(Format::f16, h, g, 0), 0x00000000u);
+  CHECK_BITS(both(Format::f16, h, g, 0, fmin), 0x00000000u);
   CHECK_BITS(both(Format::f16, h, g, 0, ignored), 0x31800000u);
+  CHECK_BITS(both(Format::f16, h, g, 0), 0x31800000u);
 }
 
 TEST_CASE("mma model: signed zeros (the documented assumption, ZeroSign)", "[mma]") {
   Vec a{}, b{};
   a.fill(kNegZero);  // every product -0 * +0 = -0
-  Params positive;
-  positive.zero_sign = sm90::ZeroSign::positive;
+  Params positive;  // the default
+  Params ieee;
+  ieee.zero_sign = sm90::ZeroSign::ieee;
   // ieee: all terms negative zeros -> -0; one +0 term (C) -> +0.
-  CHECK_BITS(both(Format::bf16, a, b, 0x80000000u), 0x80000000u);
-  CHECK_BITS(both(Format::bf16, a, b, 0x00000000u), 0x00000000u);
+  CHECK_BITS(both(Format::bf16, a, b, 0x80000000u, ieee), 0x80000000u);
+  CHECK_BITS(both(Format::bf16, a, b, 0x00000000u, ieee), 0x00000000u);
   CHECK_BITS(both(Format::bf16, a, b, 0x80000000u, positive), 0x00000000u);
-  // scale-d = 0 (no C): ieee -0, positive +0; as a +0 accumulator: +0.
-  CHECK_BITS(both_dot(Format::bf16, a, b), 0x80000000u);
+  // scale-d = 0 is a +0 accumulator (measured): +0 under both rules. The
+  // other reading, no C term at all, gives -0 under ieee.
+  CHECK_BITS(both_dot(Format::bf16, a, b, ieee), 0x00000000u);
   CHECK_BITS(both_dot(Format::bf16, a, b, positive), 0x00000000u);
+  CHECK_BITS(sm90::detail::chain(Format::bf16, a.data(), b.data(), 16, false, 0u, ieee), 0x80000000u);
+  CHECK_BITS(ref::dot_no_c(Format::bf16, a.data(), b.data(), 16, ieee), 0x80000000u);
   // An exact cancellation 1 - 1 with C = -0: +0 (not every term is a zero).
   Vec x{}, y{};
   x[0] = kOne; y[0] = kOne;
@@ -414,6 +477,15 @@ TEST_CASE("mma model: negative controls — each variant differs from base on it
   per = {};
   cross(with_f(26), Params{}, n, Mode::with_c, &per);
   CHECK(per[static_cast<std::size_t>(probe::Class::spread)] > 0);
+  // The alignment floor (-133) is caught on the class built for it, by its neighbours on both sides.
+  for (const int floor : {sm90::kNoExponentFloor, -134, -132}) {
+    Params p;
+    p.emax_floor = floor;
+    per = {};
+    cross(p, Params{}, n, Mode::with_c, &per);
+    INFO("emax_floor " << floor);
+    CHECK(per[static_cast<std::size_t>(probe::Class::tiny)] > 0);
+  }
   // The identity and exact_small classes give the same bits under every
   // candidate, with and without C (the probe's layout check rests on this).
   for (int i = 1; i < probe::kCandidates; ++i) {

@@ -45,15 +45,17 @@ enum samebits_libm { SAMEBITS_LIBM_NVCC = 0, SAMEBITS_LIBM_CR = 1 };
 enum samebits_policy { SAMEBITS_POLICY_FMA_CHAIN = 0, SAMEBITS_POLICY_SM90_TENSOR_CORE = 1 };
 
 /* The tensor-core model's parameters (samebits::mma::sm90::Params,
- * docs/kernels/mma.md §2), codes as that header's enums. */
+ * docs/kernels/mma.md §2), codes as that header's enums. The alignment
+ * exponent's floor (Params::emax_floor) is not among them: always the
+ * measured -133 here. */
 typedef struct samebits_mma_params {
   int32_t frac_bits;        /* F, 1..40 (default 25) */
   int32_t group;            /* products per fused step, divides 16 (default 16) */
   int32_t rounding;         /* 0 toward zero (default), 1 nearest even */
   int32_t c_join;           /* 0 C fused with the first group (default), 1 after the products */
-  int32_t zero_exponent;    /* 0 format_min (default), 1 ignored, 2 fixed at -126 */
+  int32_t zero_exponent;    /* 0 format_min, 1 ignored (default), 2 fixed at -126 */
   int32_t product_exponent; /* 0 raw (default), 1 normalized */
-  int32_t zero_sign;        /* 0 ieee (default), 1 positive */
+  int32_t zero_sign;        /* 0 ieee, 1 positive (default) */
   int32_t overflow;         /* 0 infinity (default), 1 saturate */
 } samebits_mma_params;
 
@@ -94,7 +96,7 @@ int32_t samebits_attention_fingerprint(int32_t libm, char* buf, int64_t len);
 
 /* The fingerprint of the problem's policy (with the model's parameters under
  * sm90-tensor-core) and libm, e.g. "samebits-attention/1 policy=sm90-tc/1(F=25,
- * G=16,R=rz,C=first,Z=fmin,P=raw,S=ieee,O=inf) Bk=128 libm=nvcc"; reads only
+ * G=16,R=rz,C=first,Z=ignored,P=raw,S=pos,O=inf,E=-133) Bk=128 libm=nvcc"; reads only
  * policy, mma and libm. */
 int32_t samebits_attention_problem_fingerprint(const samebits_attention_problem* p, char* buf, int64_t len);
 
@@ -102,7 +104,7 @@ int32_t samebits_attention_problem_fingerprint(const samebits_attention_problem*
  * Policy sm90-tensor-core (here and in the backward): the wgmma kernels
  * (compute capability 9.0), bf16/f16 inputs, q/k/v (dout) 16-byte aligned with
  * strides multiples of 8 elements, and mma null or the hardware's parameters
- * (the header's defaults until measured); anything else SAMEBITS_UNSUPPORTED. */
+ * (tc::kHardwareParams, the header's defaults); anything else SAMEBITS_UNSUPPORTED. */
 int32_t samebits_attention_forward(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
                                    samebits_tensor3 v, samebits_tensor3 o, float* lse, void* stream);
 

@@ -67,7 +67,7 @@ SAMEBITS_FUNC constexpr float from_operand(sm90::Format f, std::uint16_t h) {
 using attention::zero_canonical;
 
 // The model's parameters as the fingerprint writes them, e.g.
-// "F=25,G=16,R=rz,C=first,Z=fmin,P=raw,S=ieee,O=inf" (attention-tc.md §9).
+// "F=25,G=16,R=rz,C=first,Z=ignored,P=raw,S=pos,O=inf,E=-133" (attention-tc.md §9).
 inline std::string params_string(const sm90::Params& p) {
   const char* r = p.rounding == sm90::Rounding::toward_zero ? "rz" : "rn";
   const char* c = p.c_join == sm90::CJoin::first_group ? "first" : "after";
@@ -77,11 +77,12 @@ inline std::string params_string(const sm90::Params& p) {
   const char* e = p.product_exponent == sm90::ProductExponent::raw ? "raw" : "norm";
   const char* s = p.zero_sign == sm90::ZeroSign::ieee ? "ieee" : "pos";
   const char* o = p.overflow == sm90::Overflow::infinity ? "inf" : "sat";
+  const std::string floor = p.emax_floor == sm90::kNoExponentFloor ? "none" : std::to_string(p.emax_floor);
   return "F=" + std::to_string(p.frac_bits) + ",G=" + std::to_string(p.group) + ",R=" + r + ",C=" + c + ",Z=" + z +
-         ",P=" + e + ",S=" + s + ",O=" + o;
+         ",P=" + e + ",S=" + s + ",O=" + o + ",E=" + floor;
 }
 
-// "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=fmin,P=raw,S=ieee,O=inf) Bk=128 libm=nvcc".
+// "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=ignored,P=raw,S=pos,O=inf,E=-133) Bk=128 libm=nvcc".
 inline std::string fingerprint(Libm l, const sm90::Params& p) {
   return "samebits-attention/" + std::to_string(kContractVersion) + " policy=" +
          policy_name(Policy::sm90_tensor_core) + "(" + params_string(p) + ") Bk=" + std::to_string(kBlock) +
@@ -97,17 +98,18 @@ SAMEBITS_FUNC constexpr bool zero_products_neutral(const sm90::Params& p) {
   return p.zero_exponent != sm90::ZeroExponent::format_min && p.frac_bits >= 23;
 }
 
-// The parameters the GPU kernels' results are named by: what the H200's
-// wgmma computes. NOT MEASURED YET — the model header's defaults (mma.md);
-// tests/device/mma/run.sh measures them and tests/device/kernels/
-// attention_tc_check.cu checks the kernel against the reference under them.
-// The GPU entry points refuse any other Params (they cannot compute them).
+// The parameters the GPU kernels' results are named by: what sm_90's wgmma
+// computes, the model header's defaults (mma.md §6: the H100 probe runs and
+// what they left open; tests/device/mma/run.sh measures them, and
+// tests/device/kernels/attention_tc_check.cu checks the kernels against the
+// reference under them). The GPU entry points refuse any other Params (they
+// cannot compute them).
 inline constexpr sm90::Params kHardwareParams{};
 
 SAMEBITS_FUNC constexpr bool same_params(const sm90::Params& a, const sm90::Params& b) {
   return a.frac_bits == b.frac_bits && a.group == b.group && a.rounding == b.rounding && a.c_join == b.c_join &&
          a.zero_exponent == b.zero_exponent && a.product_exponent == b.product_exponent &&
-         a.zero_sign == b.zero_sign && a.overflow == b.overflow;
+         a.zero_sign == b.zero_sign && a.overflow == b.overflow && a.emax_floor == b.emax_floor;
 }
 
 }  // namespace samebits::kernels::attention::tc
