@@ -200,6 +200,9 @@ const Shape kCausal130{{130}, {130}, true, 2, 1, "causal S=130"};
 const Shape kVarlen{{37, 1, 130}, {200, 1, 130}, false, 2, 1, "not causal varlen 37/200, 1/1, 130/130"};
 const Shape kChunks{{300, 5, 1}, {1, 140, 260}, true, 4, 2, "causal 300/1 (empty lists), 5/140, 1/260 (decode)"};
 const Shape kOffset{{200}, {333}, true, 2, 2, "causal chunked prefill 200/333 (rows start at position 133)"};
+// Five key blocks: the forward's three K/V stages wrap, and its two-blocks-per-trip loop ends on an odd block.
+const Shape kLong{{70, 40}, {600, 560}, false, 2, 1, "not causal 70/600, 40/560 (5 key blocks each)"};
+const Shape kLongCausal{{40}, {560}, true, 2, 2, "causal 40/560 (rows at positions 520..559: 5 key blocks)"};
 
 // ---- the backward ------------------------------------------------------------
 
@@ -387,6 +390,8 @@ TEST_CASE("tc forward emulated == reference: bf16, D = 64 and 128, causal and va
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kVarlen, 2, emu::Order::reverse);
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kChunks, 3, emu::Order::shuffled);
   check<64, ac::NvccExpLog, DType::bf16, DType::bf16>(kOffset, 4, emu::Order::forward);
+  check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 10, emu::Order::shuffled);
+  check<64, ac::CrExpLog, DType::f16, DType::f16>(kLongCausal, 11, emu::Order::reverse);
 }
 
 TEST_CASE("tc forward emulated == reference: f16, cr libm, f32 outputs", "[tc][emulated]") {

@@ -27,10 +27,19 @@
 // then l = (l0 + l1) + (l2 + l3) by two quad shuffles, o = z(o / l),
 // lse = m + log(l) (§4.5).
 //
-// Shared memory: Q [128 x D] and two stages of K, V [128 x D], 16-bit
-// operands in the no-swizzle core-matrix layout (tc_chunk_offset below),
-// filled with cp.async (zero fill for rows outside the sequence), the next
-// block's K and V in flight while this block computes.
+// Pipelining (the order of every rounding and accumulation is the one above;
+// only independent work overlaps), as FlashAttention-3 orders it within a
+// warpgroup: issue S of block b + 1, issue P V of block b, then the softmax of
+// block b + 1 (once its S has landed) while P V runs, then o's rescale for
+// block b + 1 (once P V has landed). K, V of block b + 2 are loaded
+// (cp.async) while block b computes.
+//
+// Shared memory: Q [128 x D] and three stages of K, V [128 x D], 16-bit
+// operands in the no-swizzle core-matrix layout (TcLayout below), filled with
+// cp.async (zero fill for rows outside the sequence). Stage b % 3 holds block
+// b. One block barrier per key block: after it, block b + 1's K, V have
+// landed for every thread, and every thread has finished block b - 1 (so
+// stage (b + 2) % 3 = (b - 1) % 3 may be refilled).
 #pragma once
 
 #include "attention_common.cuh"
@@ -67,9 +76,11 @@ struct TcLayout {
   static constexpr int kChunks = D / 8;
   static constexpr int kTileBytes = kTcKeys * D * 2;  // one [128 x D] tile
   static constexpr std::uint32_t kRowGroupBytes = kChunks * 128;
-  static constexpr int kQ = 0, kK0 = kQ + kTcRows * D * 2, kV0 = kK0 + kTileBytes, kK1 = kV0 + kTileBytes,
-                       kV1 = kK1 + kTileBytes, kBytes = kV1 + kTileBytes;
-  static_assert(kBytes <= 227 * 1024, "Q and two K/V stages fit an H200 block's shared memory");
+  static constexpr int kStages = 3;  // block b in stage b % 3: b + 2 loading while b computes (b + 1 waits)
+  static constexpr int kQ = 0, kStage0 = kQ + kTcRows * D * 2, kStageBytes = 2 * kTileBytes;  // K then V
+  static constexpr int kBytes = kStage0 + kStages * kStageBytes;
+  static_assert(kBytes <= 227 * 1024, "Q and three K/V stages fit an sm_90 block's shared memory");
+  static_assert(kStageBytes % 16 == 0 && kBytes <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
   static_assert(kTcRows == kTcKeys, "Q and K/V tiles share one copy loop shape");
 };
 
@@ -138,67 +149,54 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
 
   if (blocks > 0) {
     char* sQ = smem + Ly::kQ;
-    // Stage buffers by select, not by a local array indexed at run time (that
-    // would live in local memory).
-    auto sK = [&](int buf) { return smem + (buf ? Ly::kK1 : Ly::kK0); };
-    auto sV = [&](int buf) { return smem + (buf ? Ly::kV1 : Ly::kV0); };
-    auto stage_kv = [&](int b, int buf) {
-      const int end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
-      tc_stage_tile<D>(sK(buf), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-      tc_stage_tile<D>(sV(buf), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    auto sK = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes; };
+    auto sV = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes + Ly::kTileBytes; };
+    auto stage_kv = [&](int b) {
+      const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
+      tc_stage_tile<D>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      tc_stage_tile<D>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
     };
-    tc_stage_tile<D>(sQ, p.q, p.q_stride, seq.q0 + qi0, q_first, q_end, h);
-    stage_kv(0, 0);
-    gpu::copy_async_commit();
 
-    // Descriptors (§ layout above); k16 step kk adds to the start address field.
+    // Descriptors (§ layout above); k16 step kk adds to the start address field, stage st adds
+    // st * kStageBytes there (>> 4).
     const std::uint64_t dq0 = gpu::smem_descriptor(sQ + wg * 8 * Ly::kRowGroupBytes, 128, Ly::kRowGroupBytes);
-    const std::uint64_t dk00 = gpu::smem_descriptor(sK(0), 128, Ly::kRowGroupBytes),
-                        dk01 = gpu::smem_descriptor(sK(1), 128, Ly::kRowGroupBytes);
+    const std::uint64_t dk0 = gpu::smem_descriptor(sK(0), 128, Ly::kRowGroupBytes);
 #if SAMEBITS_TC_V_STRIDES_SWAPPED
     constexpr std::uint32_t kVLead = 128, kVStride = Ly::kRowGroupBytes;
 #else
     constexpr std::uint32_t kVLead = Ly::kRowGroupBytes, kVStride = 128;
 #endif
-    const std::uint64_t dv00 = gpu::smem_descriptor(sV(0), kVLead, kVStride),
-                        dv01 = gpu::smem_descriptor(sV(1), kVLead, kVStride);
-    constexpr std::uint64_t kStepQK = 256 >> 4, kStepV = (2 * Ly::kRowGroupBytes) >> 4;
+    const std::uint64_t dv0 = gpu::smem_descriptor(sV(0), kVLead, kVStride);
+    constexpr std::uint64_t kStepQK = 256 >> 4, kStepV = (2 * Ly::kRowGroupBytes) >> 4,
+                            kStepStage = Ly::kStageBytes >> 4;
 
-    float s[kTcKeys / 2];
+    // §4.1 S = Q K^T of block b into acc: D/16 k16 steps over d, the first with scale-d = 0.
+    // Issued and committed; the caller waits.
+    auto issue_s = [&](float(&acc)[kTcKeys / 2], int b) {
+      const std::uint64_t dk = dk0 + static_cast<std::uint64_t>(b % Ly::kStages) * kStepStage;
 #pragma unroll
-    for (int i = 0; i < kTcKeys / 2; ++i) s[i] = 0.0f;
-
-    for (int b = 0; b < blocks; ++b) {
-      const int buf = b & 1;
-      if (b + 1 < blocks) stage_kv(b + 1, buf ^ 1);
-      gpu::copy_async_commit();
-      gpu::copy_async_wait<1>();  // this block's K, V (and Q) have landed for this thread
-      gpu::fence_proxy_async_shared();
-      gpu::block_barrier();  // ... for every thread
-
-      // §4.1 S = Q K^T over d in k16 steps, the first with scale-d = 0.
-#pragma unroll
-      for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(s[i]);
+      for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(acc[i]);
       gpu::wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk)
-        gpu::wgmma_ss<kFmt, kTcKeys>(s, dq0 + kk * kStepQK, (buf ? dk01 : dk00) + kk * kStepQK, kk > 0 ? 1 : 0);
+      for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcKeys>(acc, dq0 + kk * kStepQK, dk + kk * kStepQK, kk > 0 ? 1 : 0);
       gpu::wgmma_commit();
-      gpu::wgmma_wait<0>();
-#pragma unroll
-      for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(s[i]);
+    };
 
-      // §4.2-4.3: t, the block max over members, p. s[i] is row 8 ((i/2) % 2)
-      // + g of the warp, key 8 (i/4) + 2 quad + i % 2 of the block.
+    // §4.2-4.4 for block b, its S in sc: t, the block max over members, p (in place); alpha
+    // (the rescale of the running sums, applied to o by the caller once o is not in flight);
+    // l folded. sc[i] is row 8 ((i/2) % 2) + g of the warp, key 8 (i/4) + 2 quad + i % 2 of
+    // the block.
+    float alpha[2] = {1.0f, 1.0f};
+    auto softmax = [&](int b, float(&sc)[kTcKeys / 2]) {
       const int key0 = b * kTcKeys;
       float mb[2] = {max_identity(), max_identity()};
 #pragma unroll
       for (int i = 0; i < kTcKeys / 2; ++i) {
         const int r = (i / 2) % 2, x = key0 + 8 * (i / 4) + 2 * quad + i % 2;
-        s[i] = mul_rn(s[i], p.scale);
-        mb[r] = x < n[r] ? max_num(mb[r], s[i]) : mb[r];
+        sc[i] = mul_rn(sc[i], p.scale);
+        mb[r] = x < n[r] ? max_num(mb[r], sc[i]) : mb[r];
       }
-      float m_new[2], alpha[2];
+      float m_new[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         mb[r] = max_num(mb[r], gpu::shuffle_xor(mb[r], 1));
@@ -209,44 +207,97 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
 #pragma unroll
       for (int i = 0; i < kTcKeys / 2; ++i) {
         const int r = (i / 2) % 2, x = key0 + 8 * (i / 4) + 2 * quad + i % 2;
-        s[i] = x < n[r] ? L::exp(sub_rn(s[i], m_new[r])) : 0.0f;
+        sc[i] = x < n[r] ? L::exp(sub_rn(sc[i], m_new[r])) : 0.0f;
       }
       // §4.4 fold: rescale (later blocks), then the thread's columns chunk by chunk.
 #pragma unroll
       for (int r = 0; r < 2; ++r) l[r] = b > 0 ? mul_rn(l[r], alpha[r]) : 0.0f;
-      if (b > 0) {
-#pragma unroll
-        for (int i = 0; i < kDv; ++i) o[i] = mul_rn(o[i], alpha[(i / 2) % 2]);
-      }
 #pragma unroll
       for (int c = 0; c < kTcKeys / 8; ++c) {
-        l[0] = add_rn(add_rn(l[0], s[4 * c]), s[4 * c + 1]);
-        l[1] = add_rn(add_rn(l[1], s[4 * c + 2]), s[4 * c + 3]);
+        l[0] = add_rn(add_rn(l[0], sc[4 * c]), sc[4 * c + 1]);
+        l[1] = add_rn(add_rn(l[1], sc[4 * c + 2]), sc[4 * c + 3]);
       }
       m[0] = m_new[0];
       m[1] = m_new[1];
-
-      // §4.4 P^ = rnd(p): register j of k16 step kk is (p[8kk + 2j], p[8kk + 2j + 1])
-      // — rows g, g+8, g, g+8 and keys 16kk + 2 quad (+8 for j >= 2): wgmma's A fragment.
-      std::uint32_t pa[kTcKeys / 16][4];
+    };
+    // §4.4 P^ = rnd(p): register j of k16 step kk is (p[8kk + 2j], p[8kk + 2j + 1]) — rows g,
+    // g+8, g, g+8 and keys 16kk + 2 quad (+8 for j >= 2): wgmma's A fragment.
+    auto pack = [&](const float(&sc)[kTcKeys / 2], std::uint32_t(&pa)[kTcKeys / 16][4]) {
 #pragma unroll
       for (int kk = 0; kk < kTcKeys / 16; ++kk)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) pa[kk][j] = gpu::pack2<kFmt>(s[8 * kk + 2 * j], s[8 * kk + 2 * j + 1]);
+        for (int j = 0; j < 4; ++j) pa[kk][j] = gpu::pack2<kFmt>(sc[8 * kk + 2 * j], sc[8 * kk + 2 * j + 1]);
+    };
 
+    // Block b: its P^ in pa (o already rescaled for it). Issued in this order, as
+    // FlashAttention-3 overlaps them: S of block b + 1 into sn, then O += P^ V of block b; the
+    // softmax of block b + 1 runs once its S has landed, while P V is still on the tensor cores;
+    // then (after P V has landed: no instruction writes o or pa while a wgmma that reads them is
+    // in flight) o is rescaled for block b + 1 and its P^ packed into pa. o's operations stay in
+    // the contract's order: ... P_b V_b added, times alpha_{b+1}, P_{b+1} V_{b+1} added ...
+    auto block = [&](int b, float(&sn)[kTcKeys / 2], std::uint32_t(&pa)[kTcKeys / 16][4]) {
+      const bool next = b + 1 < blocks;
+      if (next) {
+        gpu::copy_async_wait<0>();  // block b + 1's K, V (committed one block ago) for this thread
+        gpu::fence_proxy_async_shared();
+        gpu::block_barrier();  // ... for every thread; and every thread is done with block b - 1
+        if (b + 2 < blocks) {
+          stage_kv(b + 2);  // into stage (b - 1) % 3
+          gpu::copy_async_commit();
+        }
+        issue_s(sn, b + 1);
+      }
       // §4.4 o: the block's 8 k16 key groups in order; the very first step with scale-d = 0.
+      const std::uint64_t dv = dv0 + static_cast<std::uint64_t>(b % Ly::kStages) * kStepStage;
 #pragma unroll
       for (int i = 0; i < kDv; ++i) gpu::fence_operand(o[i]);
       gpu::wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kTcKeys / 16; ++kk)
-        gpu::wgmma_rs<kFmt, D, 1>(o, pa[kk], (buf ? dv01 : dv00) + kk * kStepV, (b > 0 || kk > 0) ? 1 : 0);
+        gpu::wgmma_rs<kFmt, D, 1>(o, pa[kk], dv + kk * kStepV, (b > 0 || kk > 0) ? 1 : 0);
       gpu::wgmma_commit();
-      gpu::wgmma_wait<0>();
+      if (next) {
+        gpu::wgmma_wait<1>();  // S of block b + 1 (committed before P V)
+#pragma unroll
+        for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(sn[i]);
+        softmax(b + 1, sn);
+      }
+      gpu::wgmma_wait<0>();  // P V of block b
 #pragma unroll
       for (int i = 0; i < kDv; ++i) gpu::fence_operand(o[i]);
-      gpu::block_barrier();  // every warpgroup is done with this stage before it is refilled
-    }
+#pragma unroll
+      for (int kk = 0; kk < kTcKeys / 16; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) gpu::fence_operand(pa[kk][j]);
+      if (next) {
+#pragma unroll
+        for (int i = 0; i < kDv; ++i) o[i] = mul_rn(o[i], alpha[(i / 2) % 2]);
+        pack(sn, pa);
+      }
+    };
+
+    // Prologue: Q and block 0 (one group), block 1 (the next); S and softmax of block 0.
+    tc_stage_tile<D>(sQ, p.q, p.q_stride, seq.q0 + qi0, q_first, q_end, h);
+    stage_kv(0);
+    gpu::copy_async_commit();
+    if (blocks > 1) stage_kv(1);
+    gpu::copy_async_commit();
+    gpu::copy_async_wait<1>();  // Q and block 0 for this thread
+    gpu::fence_proxy_async_shared();
+    gpu::block_barrier();  // ... for every thread
+
+    float s[kTcKeys / 2];
+#pragma unroll
+    for (int i = 0; i < kTcKeys / 2; ++i) s[i] = 0.0f;
+    std::uint32_t pa[kTcKeys / 16][4];
+    issue_s(s, 0);
+    gpu::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(s[i]);
+    softmax(0, s);
+    pack(s, pa);
+
+    for (int b = 0; b < blocks; ++b) block(b, s, pa);
 
     // §4.5 l = (l0 + l1) + (l2 + l3): lane q adds lane q ^ 1's, then lane q ^ 2's
     // (IEEE addition commutes: the four lanes get the same bits).

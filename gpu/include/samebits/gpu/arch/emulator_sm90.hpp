@@ -51,6 +51,7 @@ template <int N>
 inline void wgmma_wait() {}
 inline void fence_proxy_async_shared() {}
 inline void fence_operand(float&) {}
+inline void fence_operand(std::uint32_t&) {}
 
 inline void load_coherent2(const float* p, float& x, float& y) {
   x = p[0];

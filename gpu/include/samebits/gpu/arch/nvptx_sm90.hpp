@@ -46,6 +46,7 @@ __device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence
 // Keeps the compiler from moving accumulator reads or writes across a wgmma
 // sequence (CUTLASS calls this warpgroup_fence_operand).
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+__device__ __forceinline__ void fence_operand(std::uint32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
 
 // ---- cp.async with zero fill ------------------------------------------------
 // 16 bytes from global to shared when `valid`, else 16 zero bytes (src-size
