@@ -132,14 +132,13 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
   const int blocks = (n_last + kTcKeys - 1) / kTcKeys;
 
   // This thread's two rows (fragment rows g and g + 8 of its warp's 16).
-  int i_row[2], n[2];
-  bool valid[2];
+  // (Recomputed at the store, not kept: registers are the forward's limit at D = 128.)
+  auto tile_row = [&](int r) { return wg * kTcWgRows + warp * 16 + lane / 4 + 8 * r; };
+  int n[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    const int j = wg * kTcWgRows + warp * 16 + lane / 4 + 8 * r;
-    i_row[r] = qi0 + j;
-    valid[r] = j >= q_first && j < q_end;
-    n[r] = valid[r] ? dense_list_length(i_row[r], seq.lq, seq.lk, p.causal) : 0;
+    const int j = tile_row(r);
+    n[r] = j >= q_first && j < q_end ? dense_list_length(qi0 + j, seq.lq, seq.lk, p.causal) : 0;
   }
 
   float o[kDv];
@@ -311,8 +310,9 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
   // §4.5-4.6 finish and store, each element rounded once; empty lists: o = +0, lse = -inf.
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    if (!valid[r]) continue;
-    const std::int64_t row = seq.q0 + i_row[r];
+    const int j = tile_row(r);
+    if (j < q_first || j >= q_end) continue;
+    const std::int64_t row = seq.q0 + qi0 + j;
     const bool empty = blocks == 0;
     const float lse = empty ? fp::from_bits(0xff800000u) : add_rn(m[r], L::log(l[r]));
     const std::int64_t base = row * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;

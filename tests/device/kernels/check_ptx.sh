@@ -60,15 +60,16 @@ _Z4kNvccExpLog|red.global.add.f32 [%rd1], %f2;
 EOF_PLANTED
 rm -rf "$planted_dir"
 echo "negative controls: $i planted PTX lines"
-# Spills and stack frames fail the build, except in the first tensor-core backward kernel, whose
-# spills are known (dK, dV accumulators beside S^T, dP^T at D = 128: a performance matter,
-# docs/kernels/attention-tc.md §14) and are listed, not failed.
+# Spills and stack frames fail the build, except in the tensor-core kernels, whose spills are
+# known and are listed, not failed: the backward's (dK, dV accumulators beside S^T, dP^T at
+# D = 128, docs/kernels/attention-tc.md §14) and the pipelined forward's (S of the next block,
+# o and P^ in flight together at D = 128, §17): a performance matter, measured there.
 spills=$(awk '/Compiling entry/ {name=$0} /bytes stack frame/ && !/^ *0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads/ {print name " :: " $0}' "$B/ptxas.txt")
 if [ -n "$spills" ]; then
-  if echo "$spills" | grep -v attention_tc_bwd_kernel; then
+  if echo "$spills" | grep -vE "attention_tc_(bwd|forward)_kernel"; then
     echo "FAIL: spills or stack frames above (ptxas.txt)"; fail=1
   fi
-  echo "$spills" | grep attention_tc_bwd_kernel | sed 's/^/NOTE (known, tc backward): /' | cut -c1-220 || true
+  echo "$spills" | grep -E "attention_tc_(bwd|forward)_kernel" | sed 's/^/NOTE (known, tc kernels): /' | cut -c1-220 || true
 fi
 [ $fail -eq 0 ] && echo "ptx checks: ok"
 exit $fail
