@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "samebits/gpu/arch/nvptx_sm90.hpp"  // wgmma with A from registers (the kernels' wrappers)
 #include "mma_candidates.hpp"
 #include "mma_classes.hpp"
 #include "samebits/libm/mma/sm90.hpp"
@@ -88,6 +89,7 @@ struct Results {
   unsigned long long differs[kCandidates];  // candidate != base candidate (the model's own spread)
   unsigned long long differs_d0[kD0Candidates];
   unsigned long long wgmma_vs_mma;
+  unsigned long long rs_vs_ss;  // N = 64: wgmma with A from registers vs A from shared memory (scale-d = 1)
   unsigned long long cover[kCoverage];
   unsigned int nrec[kInstrs][kCandidates];
   Record rec[kInstrs][kCandidates][kRecords];
@@ -99,6 +101,7 @@ struct BlockCounters {
   unsigned int differs[kCandidates];
   unsigned int differs_d0[kD0Candidates];
   unsigned int wgmma_vs_mma;
+  unsigned int rs_vs_ss;
   unsigned int cover[kCoverage];
 };
 
@@ -111,7 +114,7 @@ struct Launch {
 
 template <int N>
 constexpr std::size_t smem_bytes() {
-  return 64 * 16 * 2 + 16 * N * 2 + 3 * 64 * N * 4 + sizeof(BlockCounters);
+  return 64 * 16 * 2 + 16 * N * 2 + 4 * 64 * N * 4 + sizeof(BlockCounters);
 }
 
 __device__ int cover_class(std::uint32_t u) {
@@ -157,7 +160,8 @@ __global__ void __launch_bounds__(kThreads) probe_kernel(Launch L, Results* res,
   auto* sD1 = reinterpret_cast<std::uint32_t*>(sB + 16 * N);  // wgmma scale-d = 1, row-major 64 x N
   auto* sD0 = sD1 + 64 * N;                                    // wgmma scale-d = 0
   auto* sDM = sD0 + 64 * N;                                    // mma.sync
-  auto* cnt = reinterpret_cast<BlockCounters*>(sDM + 64 * N);
+  auto* sDR = sDM + 64 * N;                                    // N = 64: wgmma, A from registers, scale-d = 1
+  auto* cnt = reinterpret_cast<BlockCounters*>(sDR + 64 * N);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   for (unsigned w = tid; w < sizeof(BlockCounters) / 4; w += kThreads) reinterpret_cast<unsigned*>(cnt)[w] = 0;
   __syncthreads();
@@ -215,6 +219,20 @@ __global__ void __launch_bounds__(kThreads) probe_kernel(Launch L, Results* res,
         sDM[(r0 + 8) * N + c0] = __float_as_uint(df[2]);
         sDM[(r0 + 8) * N + c0 + 1] = __float_as_uint(df[3]);
       }
+      // wgmma with A from registers (the attention kernels' P V and dS products): the A
+      // fragment of m64nNk16 is mma.sync's for the warp's 16 rows (the same af).
+      if constexpr (N == 64) {
+        float dr[N / 2];
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) dr[i] = __uint_as_float(g.C(frag_row(warp, lane, i), frag_col(lane, i)));
+        samebits::mma::probe::wgmma_fence();
+        if constexpr (F == Format::bf16) samebits::gpu::arch::sm90::wgmma_rs_bf16_n64<0>(dr, af, db, 1);
+        else samebits::gpu::arch::sm90::wgmma_rs_f16_n64<0>(dr, af, db, 1);
+        samebits::mma::probe::wgmma_commit();
+        samebits::mma::probe::wgmma_wait_all();
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) sDR[frag_row(warp, lane, i) * N + frag_col(lane, i)] = __float_as_uint(dr[i]);
+      }
     }
     __syncthreads();
 
@@ -253,6 +271,7 @@ __global__ void __launch_bounds__(kThreads) probe_kernel(Launch L, Results* res,
         if (s) s[kCandidates + m] = v;
       }
       count(&cnt->wgmma_vs_mma, hw1 != hwm, lane);
+      count(&cnt->rs_vs_ss, N == 64 && sDR[e] != hw1, lane);
       const int cc = cover_class(hw1);
 #pragma unroll
       for (int k = 0; k < kCoverage; ++k) count(&cnt->cover[k], cc == k, lane);
@@ -277,6 +296,7 @@ __global__ void __launch_bounds__(kThreads) probe_kernel(Launch L, Results* res,
   }
   for (int k = tid; k < kCoverage; k += kThreads) atomicAdd(&res->cover[k], static_cast<unsigned long long>(cnt->cover[k]));
   if (tid == 0) atomicAdd(&res->wgmma_vs_mma, static_cast<unsigned long long>(cnt->wgmma_vs_mma));
+  if (tid == 0) atomicAdd(&res->rs_vs_ss, static_cast<unsigned long long>(cnt->rs_vs_ss));
 }
 
 // ---------------------------------------------------------------------------
@@ -317,6 +337,7 @@ struct Totals {
   unsigned long long mism[kInstrs][kCandidates] = {};
   unsigned long long differs[2][kCandidates] = {};
   unsigned long long wgmma_vs_mma = 0;
+  unsigned long long rs_vs_ss = 0;
   unsigned long long host_device = 0, sampled = 0;
   unsigned long long harness_bad = 0;  // base mismatches on identity / exact_small
 };
@@ -392,7 +413,9 @@ bool run_class(const Options& o, int cls, int sms, Totals& tot) {
   obj("wgmma_scale_d0", r.mism_d0, kD0Candidates, d0_candidate_name);
   obj("model_differs_from_base", r.differs, kCandidates, candidate_name);
   obj("d0_model_differs_from_base", r.differs_d0, kD0Candidates, d0_candidate_name);
-  line += ",\"wgmma_vs_mma_sync\":" + std::to_string(r.wgmma_vs_mma) + ",\"wgmma_output_classes\":{";
+  line += ",\"wgmma_vs_mma_sync\":" + std::to_string(r.wgmma_vs_mma);
+  if (N == 64) line += ",\"wgmma_rs_vs_ss\":" + std::to_string(r.rs_vs_ss);
+  line += ",\"wgmma_output_classes\":{";
   for (int k = 0; k < kCoverage; ++k) {
     if (k) line += ',';
     line.append("\"").append(kCoverName[k]).append("\":").append(std::to_string(r.cover[k]));
@@ -431,6 +454,7 @@ bool run_class(const Options& o, int cls, int sms, Totals& tot) {
     tot.differs[1][m] += r.differs_d0[m];
   }
   tot.wgmma_vs_mma += r.wgmma_vs_mma;
+  tot.rs_vs_ss += r.rs_vs_ss;
   tot.host_device += host_device;
   tot.sampled += sampled;
   const bool exact_class = cls == static_cast<int>(Class::identity) || cls == static_cast<int>(Class::exact_small);
@@ -447,6 +471,7 @@ void print_summary(const char* title, const Totals& t) {
   std::printf("\n== %s: %llu dot products; host model == device model on %llu sampled (mismatches: %llu)\n", title,
               t.dots, t.sampled, t.host_device);
   std::printf("   wgmma vs mma.sync (bits differ): %llu\n", t.wgmma_vs_mma);
+  std::printf("   wgmma A from registers vs A from shared memory, N = 64 only (bits differ): %llu\n", t.rs_vs_ss);
   std::printf("   %-62s %14s %14s %16s\n", "candidate (scale-d = 1)", "wgmma", "mma.sync", "differs-from-base");
   for (int m = 0; m < kCandidates; ++m)
     std::printf("   %-62s %14llu %14llu %16llu%s\n", candidate_name(m), t.mism[kWgmma][m], t.mism[kMmaSync][m],

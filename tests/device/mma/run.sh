@@ -27,7 +27,7 @@ cat "$out/mma_machine.txt"
 # -gencode, not -arch=sm_90a: nvcc 13.0 with -arch=sm_90a also assembles compute_90 PTX, where
 # wgmma does not exist.
 if ! nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -lineinfo --resource-usage \
-     -Ilibm/include -Itests/device -Itests/device/mma tests/device/mma/mma_probe.cu -o "$work/mma_probe" \
+     -Ilibm/include -Igpu/include -Itests/device -Itests/device/mma tests/device/mma/mma_probe.cu -o "$work/mma_probe" \
      > "$out/mma_build.txt" 2>&1; then
   tail -40 "$out/mma_build.txt"
   exit 2
