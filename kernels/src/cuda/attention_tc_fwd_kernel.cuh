@@ -53,6 +53,11 @@ inline constexpr int kTcWgRows = 64;  // the m of wgmma
 inline constexpr int kTcRows = kTcWarpgroups * kTcWgRows;
 inline constexpr int kTcThreads = 128 * kTcWarpgroups;
 inline constexpr int kTcKeys = tc::kBlock;
+#ifndef SAMEBITS_TC_PING_PONG
+#define SAMEBITS_TC_PING_PONG 0  // device experiment (attention-tc.md §17): 1 orders the two warpgroups' GEMM issue
+#endif
+inline constexpr bool kTcPingPong = SAMEBITS_TC_PING_PONG != 0;
+inline constexpr int kTcTurnBarrier = 1;  // named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's)
 static_assert(kTcKeys == 128, "one key block is the N of the S wgmma (m64n128k16)");
 static_assert(kTcKeys % kTcRows == 0,
               "a position-aligned query tile lies inside one key block's span: all its rows visit the same blocks");
@@ -244,8 +249,12 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
           stage_kv(b + 2);  // into stage (b - 1) % 3
           gpu::copy_async_commit();
         }
-        issue_s(sn, b + 1);
       }
+      // Ping-pong (FlashAttention-3's inter-warpgroup order): warpgroup 0 issues its GEMMs, then
+      // warpgroup 1, so that one's softmax runs while the other's GEMMs hold the tensor cores.
+      // Each turn barrier completes once per block (warpgroup 1 skips its last hand-over).
+      if constexpr (kTcPingPong) gpu::named_barrier_sync(kTcTurnBarrier + wg, kTcThreads);
+      if (next) issue_s(sn, b + 1);
       // §4.4 o: the block's 8 k16 key groups in order; the very first step with scale-d = 0.
       const std::uint64_t dv = dv0 + static_cast<std::uint64_t>(b % Ly::kStages) * kStepStage;
 #pragma unroll
@@ -255,6 +264,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
       for (int kk = 0; kk < kTcKeys / 16; ++kk)
         gpu::wgmma_rs<kFmt, D, 1>(o, pa[kk], dv + kk * kStepV, (b > 0 || kk > 0) ? 1 : 0);
       gpu::wgmma_commit();
+      if constexpr (kTcPingPong)
+        if (wg == 0 || next) gpu::named_barrier_arrive(kTcTurnBarrier + (wg ^ 1), kTcThreads);
       if (next) {
         gpu::wgmma_wait<1>();  // S of block b + 1 (committed before P V)
 #pragma unroll
@@ -296,6 +307,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
     softmax(0, s);
     pack(s, pa);
 
+    if constexpr (kTcPingPong)
+      if (wg == 1) gpu::named_barrier_arrive(kTcTurnBarrier, kTcThreads);  // warpgroup 0 goes first
     for (int b = 0; b < blocks; ++b) block(b, s, pa);
 
     // §4.5 l = (l0 + l1) + (l2 + l3): lane q adds lane q ^ 1's, then lane q ^ 2's

@@ -15,6 +15,8 @@
 //   wgmma_fence / wgmma_commit / wgmma_wait<N> / fence_proxy_async_shared /
 //   fence_operand, copy_async_16_or_zero, copy_async_wait<N>,
 //   load_coherent2 / store_coherent2   two fp32 at L2 (other blocks' data)
+//   named_barrier_sync / _arrive(id, threads)
+//                                      order two warpgroups' tensor-core issue (ids 1..15)
 //
 // The arithmetic of one wgmma k16 step is what samebits::mma::sm90 models
 // (libm/include/samebits/libm/mma/sm90.hpp, docs/kernels/mma.md).
@@ -44,6 +46,8 @@ using arch::sm90::copy_async_wait;
 using arch::sm90::fence_operand;
 using arch::sm90::fence_proxy_async_shared;
 using arch::sm90::load_coherent2;
+using arch::sm90::named_barrier_arrive;
+using arch::sm90::named_barrier_sync;
 using arch::sm90::store_coherent2;
 using arch::sm90::smem_descriptor;
 using arch::sm90::wgmma_commit;

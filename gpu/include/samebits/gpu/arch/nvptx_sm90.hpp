@@ -47,6 +47,15 @@ __device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence
 // sequence (CUTLASS calls this warpgroup_fence_operand).
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 __device__ __forceinline__ void fence_operand(std::uint32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
+// Named barriers (ids 1..15; 0 is __syncthreads): `threads` threads in all, some
+// waiting (sync), some only signalling (arrive). Used to order two warpgroups'
+// tensor-core issue (ping-pong); they hand no data over.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 
 // ---- cp.async with zero fill ------------------------------------------------
 // 16 bytes from global to shared when `valid`, else 16 zero bytes (src-size
