@@ -616,16 +616,23 @@ void run_cpp(const Call& c, const KindTable& kinds) {
 
 // The C ABI's own rules (c_api.h), then the C++ API's on the converted
 // arguments (scale 0: the default; no pointer kinds).
-Violations model_c(const Call& c) {
-  Violations v;
-  const Problem& p = c.p;
-  const std::vector<std::string> none;
-  if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm"}});
+// The C problem's rules both the C ABI's entry points and the CPU reference's
+// check first (libm code, policy and mma, d, heads, causal, scale); needle:
+// what the libm refusal's message must contain.
+void model_c_problem(const Problem& p, const char* libm_needle, Violations& v) {
+  if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {libm_needle}});
   model_policy_c(p, v);
   if (p.d != 64 && p.d != 128) v.push_back({"d", kUnsupported, {"d = "}});
   if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv) v.push_back({"hq, hkv", kInvalid, {"hq"}});
   if (p.causal != 0 && p.causal != 1) v.push_back({"causal 0 or 1", kInvalid, {"causal"}});
   if (!std::isfinite(p.scale) || p.scale < 0) v.push_back({"scale finite >= 0", kInvalid, {"scale"}});
+}
+
+Violations model_c(const Call& c) {
+  Violations v;
+  const Problem& p = c.p;
+  const std::vector<std::string> none;
+  model_c_problem(p, "libm", v);
   if (p.num_seqs <= 0) v.push_back({"num_seqs positive", kInvalid, {"num_seqs"}});
   if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
   else if (p.num_seqs > 0) model_cu(p, v);
@@ -771,12 +778,7 @@ void run_fingerprint(const Call& c) {
 Violations model_reference(const Call& c) {
   Violations v;
   const Problem& p = c.p;
-  if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm code"}});
-  model_policy_c(p, v);
-  if (p.d != 64 && p.d != 128) v.push_back({"d", kUnsupported, {"d = "}});
-  if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv) v.push_back({"hq, hkv", kInvalid, {"hq"}});
-  if (p.causal != 0 && p.causal != 1) v.push_back({"causal 0 or 1", kInvalid, {"causal"}});
-  if (!std::isfinite(p.scale) || p.scale < 0) v.push_back({"scale finite >= 0", kInvalid, {"scale"}});
+  model_c_problem(p, "libm code", v);
   if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
   else model_cu(p, v);
   if (!v.empty() || p.policy != 1) return v;
