@@ -28,8 +28,8 @@
 //   every zero result +0 matched every fp16 dot product and every bf16 one
 //   but 3,054, all in the subnormal class. Every one of the 1,777 distinct
 //   bf16 mismatch records of both runs (their inputs and the hardware's
-//   bits, docs/kernels/mma.md §6.3; 333 of them with a subnormal-range
-//   result) is matched by one more rule: the alignment exponent never falls
+//   bits, docs/kernels/mma.md §6.3, tests/device/mma/analyze_records.py)
+//   is matched by one more rule: the alignment exponent never falls
 //   below -133 (emax_floor; -132 misses 1 record, -134 misses 6, and a zero
 //   C at -126 misses 121), so sums of products below 2^-133 are truncated on
 //   the 2^-158 grid; and a sum that truncates to zero is +0 (keeping its
