@@ -29,6 +29,9 @@
 // (§7's zero rule) rounded once.
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
 #include "attention_tc_fwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
@@ -57,6 +60,16 @@ struct TcBwdLayout {
 // unique in [0, total_q).
 SAMEBITS_DEVICE_FUNC int* tc_dq_flag(const BackwardParams& p, std::int64_t q0, int tile, int h) {
   return p.dq_flags + (q0 + tile) * p.hq + h;
+}
+
+// f(std::integral_constant<int, v>{}) for the run-time v in [0, N): code that
+// must see v as a constant (the count of wgmmas in flight) without a branch
+// around each one.
+template <int N, class F>
+SAMEBITS_DEVICE_FUNC void constexpr_dispatch(int v, F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) {
+    ((v == I ? f(std::integral_constant<int, I>{}) : void()), ...);
+  }(std::make_integer_sequence<int, N>{});
 }
 
 template <int D, class L, DType In>
@@ -183,13 +196,31 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
 #pragma unroll
     for (int i = 0; i < kSt; ++i) gpu::fence_operand(st[i]);
     // p: fragment row = key, fragment column = query row of the tile; +0 for non-members.
+    // `masked` as in the forward's softmax: false when every valid row of the tile sees the
+    // whole key block (the tile's first valid row does: lists grow with the row), where every
+    // element is a member; otherwise a non-member's exp argument is -inf (exp = +0 in both
+    // libms, the value §5.2 gives it) and its ds is selected to +0 — branch-free, same bits.
+    const int n_tile_first = dense_list_length(gpu::max_int(qi0, 0), seq.lq, seq.lk, p.causal);
+    const bool tile_full = qi0 + kTcBwdRows > 0 && key0 + kTcKeys <= n_tile_first;
+    auto member = [&](auto masked, int i) {
+      if constexpr (decltype(masked)::value) {
+        const int col = 8 * (i / 4) + 2 * quad + i % 2, qi = qi0 + col;
+        const int n = qi >= 0 && qi < seq.lq ? dense_list_length(qi, seq.lq, seq.lk, p.causal) : 0;
+        return key0 + acc_key(i) < n;
+      } else {
+        return true;
+      }
+    };
+    auto p_of = [&](auto masked) {
 #pragma unroll
-    for (int i = 0; i < kSt; ++i) {
-      const int key = acc_key(i), col = 8 * (i / 4) + 2 * quad + i % 2, qi = qi0 + col;
-      const int n = qi >= 0 && qi < seq.lq ? dense_list_length(qi, seq.lq, seq.lk, p.causal) : 0;
-      const float pr = L::exp(sub_rn(mul_rn(st[i], p.scale), sLse[col]));
-      st[i] = key0 + key < n ? pr : 0.0f;
-    }
+      for (int i = 0; i < kSt; ++i) {
+        const int col = 8 * (i / 4) + 2 * quad + i % 2;
+        const float t = sub_rn(mul_rn(st[i], p.scale), sLse[col]);
+        st[i] = L::exp(member(masked, i) ? t : fp::from_bits(0xff800000u));
+      }
+    };
+    if (tile_full) p_of(std::false_type{});
+    else p_of(std::true_type{});
     // P^: register j of row-group step kk is (p[8kk + 2j], p[8kk + 2j + 1]).
     std::uint32_t pa[kTcBwdGroups][4], da[kTcBwdGroups][4];
 #pragma unroll
@@ -211,13 +242,16 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
 #pragma unroll
     for (int i = 0; i < kSt; ++i) gpu::fence_operand(dpt[i]);
     // ds = p (dp - delta) (p = +0 for non-members gives ds = +0 x finite: selected to +0 anyway).
+    auto ds_of = [&](auto masked) {
 #pragma unroll
-    for (int i = 0; i < kSt; ++i) {
-      const int key = acc_key(i), col = 8 * (i / 4) + 2 * quad + i % 2, qi = qi0 + col;
-      const int n = qi >= 0 && qi < seq.lq ? dense_list_length(qi, seq.lq, seq.lk, p.causal) : 0;
-      const float ds = mul_rn(st[i], sub_rn(dpt[i], sDelta[col]));
-      dpt[i] = key0 + key < n ? ds : 0.0f;
-    }
+      for (int i = 0; i < kSt; ++i) {
+        const int col = 8 * (i / 4) + 2 * quad + i % 2;
+        const float ds = mul_rn(st[i], sub_rn(dpt[i], sDelta[col]));
+        dpt[i] = member(masked, i) ? ds : 0.0f;
+      }
+    };
+    if (tile_full) ds_of(std::false_type{});
+    else ds_of(std::true_type{});
 #pragma unroll
     for (int kk = 0; kk < kTcBwdGroups; ++kk)
 #pragma unroll
@@ -238,26 +272,36 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     // §6 dV += P^^T dO, dK += dS^^T Q: the visited row groups only, scale-d = 1.
     const std::uint64_t dDon = gpu::smem_descriptor(sDo(buf), Ly::kRowGroupBytes, 128);
     const std::uint64_t dQn = gpu::smem_descriptor(sQ(buf), Ly::kRowGroupBytes, 128);
-    const int kk_lo = g_first - u * kTcBwdGroups, kk_hi = g_last - u * kTcBwdGroups;  // inclusive
+    // The group range is a compile-time pair in every instantiation of `groups`: a wgmma issued
+    // under a run-time condition makes ptxas serialize every wgmma of the kernel (C7515), as a
+    // run-time `next` did in the forward (attention-tc.md §18). Interior tiles take <0, 3>.
+    const int kk_lo = gpu::max_int(g_first - u * kTcBwdGroups, 0),
+              kk_hi = gpu::min_int(g_last - u * kTcBwdGroups, kTcBwdGroups - 1);  // inclusive
+    auto groups = [&](auto lo_c, auto hi_c) {
+      constexpr int kLo = decltype(lo_c)::value, kHi = decltype(hi_c)::value;
+      if constexpr (kLo <= kHi) {
 #pragma unroll
-    for (int i = 0; i < kAcc; ++i) {
-      gpu::fence_operand(av[i]);
-      gpu::fence_operand(ak[i]);
-    }
-    gpu::wgmma_fence();
+        for (int i = 0; i < kAcc; ++i) {
+          gpu::fence_operand(av[i]);
+          gpu::fence_operand(ak[i]);
+        }
+        gpu::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kTcBwdGroups; ++kk)
-      if (kk >= kk_lo && kk <= kk_hi) gpu::wgmma_rs<kFmt, D, 1>(av, pa[kk], dDon + kk * kStepRows, 1);
+        for (int kk = kLo; kk <= kHi; ++kk) gpu::wgmma_rs<kFmt, D, 1>(av, pa[kk], dDon + kk * kStepRows, 1);
 #pragma unroll
-    for (int kk = 0; kk < kTcBwdGroups; ++kk)
-      if (kk >= kk_lo && kk <= kk_hi) gpu::wgmma_rs<kFmt, D, 1>(ak, da[kk], dQn + kk * kStepRows, 1);
-    gpu::wgmma_commit();
-    gpu::wgmma_wait<0>();
+        for (int kk = kLo; kk <= kHi; ++kk) gpu::wgmma_rs<kFmt, D, 1>(ak, da[kk], dQn + kk * kStepRows, 1);
+        gpu::wgmma_commit();
+        gpu::wgmma_wait<0>();
 #pragma unroll
-    for (int i = 0; i < kAcc; ++i) {
-      gpu::fence_operand(av[i]);
-      gpu::fence_operand(ak[i]);
-    }
+        for (int i = 0; i < kAcc; ++i) {
+          gpu::fence_operand(av[i]);
+          gpu::fence_operand(ak[i]);
+        }
+      }
+    };
+    constexpr_dispatch<kTcBwdGroups>(kk_lo, [&](auto lo_c) {
+      constexpr_dispatch<kTcBwdGroups>(kk_hi, [&](auto hi_c) { groups(lo_c, hi_c); });
+    });
     gpu::fence_proxy_async_shared();  // dS^ (st.shared) before wgmma reads it
     gpu::block_barrier();             // ... from both warpgroups
 

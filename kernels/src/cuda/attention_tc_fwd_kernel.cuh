@@ -42,6 +42,8 @@
 // stage (b + 2) % 3 = (b - 1) % 3 may be refilled).
 #pragma once
 
+#include <type_traits>
+
 #include "attention_common.cuh"
 #include "samebits/gpu/tensor_core.hpp"
 #include "samebits/kernels/attention/tensor_core.hpp"
@@ -190,15 +192,26 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
     // (the rescale of the running sums, applied to o by the caller once o is not in flight);
     // l folded. sc[i] is row 8 ((i/2) % 2) + g of the warp, key 8 (i/4) + 2 quad + i % 2 of
     // the block.
+    //
+    // `masked` (compile-time): false for a block that every valid row of the tile sees whole
+    // (block_is_full), where every element is a member; true otherwise. The masked form is
+    // branch-free and gives the same bits as skipping non-members: max_num(m, NaN) = m, and a
+    // non-member's exp argument is -inf, whose exp is +0 in both libms (nvcc: sat(-inf) = 0,
+    // ex2(-inf) = +0, +0 times 2^k = +0; cr: exp(-inf) = +0), the very value §4.3 gives it.
     float alpha[2] = {1.0f, 1.0f};
-    auto softmax = [&](int b, float(&sc)[kTcKeys / 2]) {
+    auto softmax = [&](auto masked, int b, float(&sc)[kTcKeys / 2]) {
+      constexpr bool kMasked = decltype(masked)::value;
       const int key0 = b * kTcKeys;
+      auto member = [&](int i) {
+        if constexpr (kMasked) return key0 + 8 * (i / 4) + 2 * quad + i % 2 < n[(i / 2) % 2];
+        else return true;
+      };
       float mb[2] = {max_identity(), max_identity()};
 #pragma unroll
       for (int i = 0; i < kTcKeys / 2; ++i) {
-        const int r = (i / 2) % 2, x = key0 + 8 * (i / 4) + 2 * quad + i % 2;
+        const int r = (i / 2) % 2;
         sc[i] = mul_rn(sc[i], p.scale);
-        mb[r] = x < n[r] ? max_num(mb[r], sc[i]) : mb[r];
+        mb[r] = max_num(mb[r], member(i) ? sc[i] : max_identity());
       }
       float m_new[2];
 #pragma unroll
@@ -210,8 +223,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
       }
 #pragma unroll
       for (int i = 0; i < kTcKeys / 2; ++i) {
-        const int r = (i / 2) % 2, x = key0 + 8 * (i / 4) + 2 * quad + i % 2;
-        sc[i] = x < n[r] ? L::exp(sub_rn(sc[i], m_new[r])) : 0.0f;
+        const int r = (i / 2) % 2;
+        sc[i] = L::exp(member(i) ? sub_rn(sc[i], m_new[r]) : fp::from_bits(0xff800000u));
       }
       // §4.4 fold: rescale (later blocks), then the thread's columns chunk by chunk.
 #pragma unroll
@@ -223,6 +236,14 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
       }
       m[0] = m_new[0];
       m[1] = m_new[1];
+    };
+    // Block b is whole for every valid row of the tile: its last key is a member of the first
+    // valid row's list (lists grow with the row, §2). Rows outside the sequence compute on zero
+    // rows of Q unmasked; their results are never stored.
+    const int n_first = dense_list_length(qi0 + q_first, seq.lq, seq.lk, p.causal);
+    auto softmax_of = [&](int b, float(&sc)[kTcKeys / 2]) {
+      if ((b + 1) * kTcKeys <= n_first) softmax(std::false_type{}, b, sc);
+      else softmax(std::true_type{}, b, sc);
     };
     // §4.4 P^ = rnd(p): register j of k16 step kk is (p[8kk + 2j], p[8kk + 2j + 1]) — rows g,
     // g+8, g, g+8 and keys 16kk + 2 quad (+8 for j >= 2): wgmma's A fragment.
@@ -239,9 +260,13 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
     // then (after P V has landed: no instruction writes o or pa while a wgmma that reads them is
     // in flight) o is rescaled for block b + 1 and its P^ packed into pa. o's operations stay in
     // the contract's order: ... P_b V_b added, times alpha_{b+1}, P_{b+1} V_{b+1} added ...
-    auto block = [&](int b, float(&sn)[kTcKeys / 2], std::uint32_t(&pa)[kTcKeys / 16][4]) {
-      const bool next = b + 1 < blocks;
-      if (next) {
+    //
+    // `next` (is there a block b + 1) is a compile-time constant: the last block is peeled off
+    // the loop. With a run-time `next`, ptxas cannot prove that wait<1> retires S before the
+    // softmax reads it and serializes every wgmma (C7514); attention-tc.md §18 measures it.
+    auto block = [&](auto has_next, int b, float(&sn)[kTcKeys / 2], std::uint32_t(&pa)[kTcKeys / 16][4]) {
+      constexpr bool next = decltype(has_next)::value;
+      if constexpr (next) {
         gpu::copy_async_wait<0>();  // block b + 1's K, V (committed one block ago) for this thread
         gpu::fence_proxy_async_shared();
         gpu::block_barrier();  // ... for every thread; and every thread is done with block b - 1
@@ -254,7 +279,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
       // warpgroup 1, so that one's softmax runs while the other's GEMMs hold the tensor cores.
       // Each turn barrier completes once per block (warpgroup 1 skips its last hand-over).
       if constexpr (kTcPingPong) gpu::named_barrier_sync(kTcTurnBarrier + wg, kTcThreads);
-      if (next) issue_s(sn, b + 1);
+      if constexpr (next) issue_s(sn, b + 1);
       // §4.4 o: the block's 8 k16 key groups in order; the very first step with scale-d = 0.
       const std::uint64_t dv = dv0 + static_cast<std::uint64_t>(b % Ly::kStages) * kStepStage;
 #pragma unroll
@@ -266,11 +291,11 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
       gpu::wgmma_commit();
       if constexpr (kTcPingPong)
         if (wg == 0 || next) gpu::named_barrier_arrive(kTcTurnBarrier + (wg ^ 1), kTcThreads);
-      if (next) {
+      if constexpr (next) {
         gpu::wgmma_wait<1>();  // S of block b + 1 (committed before P V)
 #pragma unroll
         for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(sn[i]);
-        softmax(b + 1, sn);
+        softmax_of(b + 1, sn);
       }
       gpu::wgmma_wait<0>();  // P V of block b
 #pragma unroll
@@ -279,7 +304,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
       for (int kk = 0; kk < kTcKeys / 16; ++kk)
 #pragma unroll
         for (int j = 0; j < 4; ++j) gpu::fence_operand(pa[kk][j]);
-      if (next) {
+      if constexpr (next) {
 #pragma unroll
         for (int i = 0; i < kDv; ++i) o[i] = mul_rn(o[i], alpha[(i / 2) % 2]);
         pack(sn, pa);
@@ -304,12 +329,13 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
     gpu::wgmma_wait<0>();
 #pragma unroll
     for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(s[i]);
-    softmax(0, s);
+    softmax_of(0, s);
     pack(s, pa);
 
     if constexpr (kTcPingPong)
       if (wg == 1) gpu::named_barrier_arrive(kTcTurnBarrier, kTcThreads);  // warpgroup 0 goes first
-    for (int b = 0; b < blocks; ++b) block(b, s, pa);
+    for (int b = 0; b + 1 < blocks; ++b) block(std::true_type{}, b, s, pa);
+    block(std::false_type{}, blocks - 1, s, pa);
 
     // §4.5 l = (l0 + l1) + (l2 + l3): lane q adds lane q ^ 1's, then lane q ^ 2's
     // (IEEE addition commutes: the four lanes get the same bits).
