@@ -35,7 +35,7 @@
 // (cp.async) while block b computes.
 //
 // Shared memory: Q [128 x D] and three stages of K, V [128 x D], 16-bit
-// operands in the no-swizzle core-matrix layout (TcLayout below), filled with
+// operands in the 128-byte-swizzled layout (TcSwTile below), filled with
 // cp.async (zero fill for rows outside the sequence). Stage b % 3 holds block
 // b. One block barrier per key block: after it, block b + 1's K, V have
 // landed for every thread, and every thread has finished block b - 1 (so
@@ -65,7 +65,8 @@ static_assert(kTcKeys % kTcRows == 0,
               "a position-aligned query tile lies inside one key block's span: all its rows visit the same blocks");
 static_assert(tc::kGroup == 16 && tc::kQuad == 4 && tc::kChunk == 8, "the m64nNk16 fragment layout");
 
-// The no-swizzle core-matrix layout of a [rows x D] tile of 16-bit operands:
+// The no-swizzle core-matrix layout of a [rows x D] tile of 16-bit operands
+// (the backward's; the forward's is TcSwTile below):
 // the 16-byte chunk c (elements 8c .. 8c+7) of row r at byte
 //   ((r / 8) * (D / 8) + c) * 128 + (r % 8) * 16.
 // A core matrix (8 rows x 16 bytes) is 128 contiguous bytes. As wgmma sees it
@@ -83,12 +84,6 @@ struct TcLayout {
   static constexpr int kChunks = D / 8;
   static constexpr int kTileBytes = kTcKeys * D * 2;  // one [128 x D] tile
   static constexpr std::uint32_t kRowGroupBytes = kChunks * 128;
-  static constexpr int kStages = 3;  // block b in stage b % 3: b + 2 loading while b computes (b + 1 waits)
-  static constexpr int kQ = 0, kStage0 = kQ + kTcRows * D * 2, kStageBytes = 2 * kTileBytes;  // K then V
-  static constexpr int kBytes = kStage0 + kStages * kStageBytes;
-  static_assert(kBytes <= 227 * 1024, "Q and three K/V stages fit an sm_90 block's shared memory");
-  static_assert(kStageBytes % 16 == 0 && kBytes <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
-  static_assert(kTcRows == kTcKeys, "Q and K/V tiles share one copy loop shape");
 };
 
 // Rows [first, end) of a [kRows x D] tile from tensor rows row0 + r (head h),
@@ -110,17 +105,83 @@ SAMEBITS_DEVICE_FUNC void tc_stage_tile(char* dst, const void* base, Strides st,
 
 SAMEBITS_DEVICE_FUNC int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m); }
 
+// The 128-byte-swizzled layout of a [kRows x D] tile of 16-bit operands, the
+// forward's (the layout CUTLASS and FlashAttention-3 give wgmma: with
+// TcLayout's no-swizzle core matrices the wgmma reads took 3x the shared-memory
+// wavefronts they need, attention-tc.md §18): D/64 panels of [kRows x 64],
+// panel P at P * kRows * 128 B; in it row r at r * 128 B, and its 16-byte
+// chunk c (elements 64 P + 8 c .. + 7) at ((c ^ r % 8) * 16) — the XOR the
+// hardware applies to address bits 4-6 from bits 7-9 under swizzle mode 1,
+// which is why tiles are 1024-aligned. As wgmma sees it
+// (gpu::smem_descriptor_sw128):
+//   Q as A, K as B (K-major, K = d): SBO (next 8 rows) 1024 B; k16 step kk
+//     starts at + (kk / 4) panels + (kk % 4) * 32 B (k_step);
+//   V as B of P V (MN-major, K = keys, N = d): LBO (next 64 of d) one panel,
+//     SBO (next 8 keys) 1024 B; k16 step kk starts at + kk * 16 rows.
+template <int D, int kRows>
+struct TcSwTile {
+  static_assert(D % 64 == 0 && kRows % 8 == 0, "whole 64-element panels and 8-row swizzle atoms");
+  static constexpr int kChunks = D / 8;
+  static constexpr int kPanelBytes = kRows * 128;
+  static constexpr int kBytes = (D / 64) * kPanelBytes;
+  static constexpr std::uint32_t kAtomBytes = 1024;  // 8 rows of 128 B: SBO
+  SAMEBITS_DEVICE_FUNC static constexpr int offset(int r, int c) {
+    return (c / 8) * kPanelBytes + r * 128 + (((c % 8) ^ (r % 8)) << 4);
+  }
+  SAMEBITS_DEVICE_FUNC static constexpr std::uint64_t k_step(int kk) {  // descriptor units (16 B)
+    return static_cast<std::uint64_t>((kk / 4) * kPanelBytes + (kk % 4) * 32) >> 4;
+  }
+  static constexpr std::uint64_t kKeyStep = (16 * 128) >> 4;  // MN-major: 16 rows of K
+};
+
+// Rows [first, end) of a swizzled [kRows x D] tile from tensor rows row0 + r
+// (head h), the other rows +0 (cp.async; one group per call site's commit).
+// Chunk e is row e / (D/8), chunk e % (D/8): 8 lanes read one row's 128
+// contiguous bytes and write one 128-byte row of a panel, conflict-free.
+template <int D, int kRows = kTcKeys, int kThreads = kTcThreads>
+SAMEBITS_DEVICE_FUNC void tc_stage_tile_sw(char* dst, const void* base, Strides st, std::int64_t row0, int first,
+                                           int end, int h) {
+  using T = TcSwTile<D, kRows>;
+  const char* b = static_cast<const char*>(base);
+  for (int e = gpu::threadIdx.x % kThreads; e < kRows * T::kChunks; e += kThreads) {
+    const int r = e / T::kChunks, c = e % T::kChunks;
+    const bool valid = r >= first && r < end;
+    const char* src = valid ? b + ((row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c * 8) * 2 : b;
+    gpu::copy_async_16_or_zero(dst + T::offset(r, c), src, valid);
+  }
+}
+
+// The forward's shared memory: Q [128 x D] and three K, V stages, swizzled
+// tiles from a 1024-aligned base (kBytes has the alignment's slack).
+template <int D>
+struct TcFwdLayout {
+  using Tile = TcSwTile<D, kTcKeys>;
+  static_assert(kTcRows == kTcKeys, "Q and K/V tiles share one tile shape");
+  static constexpr int kStages = 3;  // block b in stage b % 3: b + 2 loading while b computes (b + 1 waits)
+  static constexpr int kQ = 0, kStage0 = Tile::kBytes, kStageBytes = 2 * Tile::kBytes;  // K then V
+  static constexpr int kAlign = 1024;
+  static constexpr int kBytes = kStage0 + kStages * kStageBytes + kAlign;
+  static_assert(kBytes <= 227 * 1024, "Q and three K/V stages fit an sm_90 block's shared memory");
+  static_assert(kBytes - kAlign <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
+};
+
+// The dynamic shared array's first 1024-aligned byte (in the shared window).
+SAMEBITS_DEVICE_FUNC char* align_shared_1024(char* p) {
+  return p + ((1024u - (gpu::shared_address(p) & 1023u)) & 1023u);
+}
+
 #ifndef SAMEBITS_TC_V_STRIDES_SWAPPED
 #define SAMEBITS_TC_V_STRIDES_SWAPPED 0  // device experiment: the other reading of LBO/SBO for N-major B
 #endif
 
 template <int D, class L, DType In, DType Out>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_kernel(const ForwardParams p) {
-  using Ly = TcLayout<D>;
+  using Ly = TcFwdLayout<D>;
+  using Tile = typename Ly::Tile;
   constexpr auto kFmt = tc::format_of(In);
   constexpr int kDv = D / 2;  // o accumulator registers (m64nDk16)
   extern SAMEBITS_SHARED float4 smem4[];
-  char* smem = reinterpret_cast<char*>(smem4);
+  char* smem = align_shared_1024(reinterpret_cast<char*>(smem4));
 
   const Sequence seq = sequence_of(p, gpu::blockIdx.z);
   if (seq.lq == 0) return;
@@ -156,25 +217,24 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
   if (blocks > 0) {
     char* sQ = smem + Ly::kQ;
     auto sK = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes; };
-    auto sV = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes + Ly::kTileBytes; };
+    auto sV = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes + Tile::kBytes; };
     auto stage_kv = [&](int b) {
       const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
-      tc_stage_tile<D>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-      tc_stage_tile<D>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      tc_stage_tile_sw<D>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      tc_stage_tile_sw<D>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
     };
 
-    // Descriptors (§ layout above); k16 step kk adds to the start address field, stage st adds
-    // st * kStageBytes there (>> 4).
-    const std::uint64_t dq0 = gpu::smem_descriptor(sQ + wg * 8 * Ly::kRowGroupBytes, 128, Ly::kRowGroupBytes);
-    const std::uint64_t dk0 = gpu::smem_descriptor(sK(0), 128, Ly::kRowGroupBytes);
+    // Descriptors (TcSwTile); k16 step kk adds Tile::k_step(kk) (Q, K) or kk * kKeyStep (V) to
+    // the start address field, stage st adds st * kStageBytes there (>> 4).
+    const std::uint64_t dq0 = gpu::smem_descriptor_sw128(sQ + wg * kTcWgRows * 128, Tile::kPanelBytes, Tile::kAtomBytes);
+    const std::uint64_t dk0 = gpu::smem_descriptor_sw128(sK(0), Tile::kPanelBytes, Tile::kAtomBytes);
 #if SAMEBITS_TC_V_STRIDES_SWAPPED
-    constexpr std::uint32_t kVLead = 128, kVStride = Ly::kRowGroupBytes;
+    constexpr std::uint32_t kVLead = Tile::kAtomBytes, kVStride = Tile::kPanelBytes;
 #else
-    constexpr std::uint32_t kVLead = Ly::kRowGroupBytes, kVStride = 128;
+    constexpr std::uint32_t kVLead = Tile::kPanelBytes, kVStride = Tile::kAtomBytes;
 #endif
-    const std::uint64_t dv0 = gpu::smem_descriptor(sV(0), kVLead, kVStride);
-    constexpr std::uint64_t kStepQK = 256 >> 4, kStepV = (2 * Ly::kRowGroupBytes) >> 4,
-                            kStepStage = Ly::kStageBytes >> 4;
+    const std::uint64_t dv0 = gpu::smem_descriptor_sw128(sV(0), kVLead, kVStride);
+    constexpr std::uint64_t kStepV = Tile::kKeyStep, kStepStage = Ly::kStageBytes >> 4;
 
     // §4.1 S = Q K^T of block b into acc: D/16 k16 steps over d, the first with scale-d = 0.
     // Issued and committed; the caller waits.
@@ -184,7 +244,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
       for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(acc[i]);
       gpu::wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcKeys>(acc, dq0 + kk * kStepQK, dk + kk * kStepQK, kk > 0 ? 1 : 0);
+      for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcKeys>(acc, dq0 + Tile::k_step(kk), dk + Tile::k_step(kk), kk > 0 ? 1 : 0);
       gpu::wgmma_commit();
     };
 
@@ -312,7 +372,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
     };
 
     // Prologue: Q and block 0 (one group), block 1 (the next); S and softmax of block 0.
-    tc_stage_tile<D>(sQ, p.q, p.q_stride, seq.q0 + qi0, q_first, q_end, h);
+    tc_stage_tile_sw<D>(sQ, p.q, p.q_stride, seq.q0 + qi0, q_first, q_end, h);
     stage_kv(0);
     gpu::copy_async_commit();
     if (blocks > 1) stage_kv(1);

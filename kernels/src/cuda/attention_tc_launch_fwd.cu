@@ -12,7 +12,7 @@ namespace {
 template <int D, class L, DType In, DType Out>
 cudaError_t launch(const ForwardParams& p, cudaStream_t stream) {
   auto kernel = attention_tc_forward_kernel<D, L, In, Out>;
-  constexpr int kBytes = TcLayout<D>::kBytes;
+  constexpr int kBytes = TcFwdLayout<D>::kBytes;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
   if (e != cudaSuccess) return e;
   const dim3 grid((p.max_seqlen_q + kTcRows - 1) / kTcRows + 1, p.hq, p.num_seqs);

@@ -95,33 +95,29 @@ __global__ void __launch_bounds__(128) layout_kernel(const std::uint16_t* q, con
                                                      const std::uint16_t* v, float* s_out, float* o_out,
                                                      std::uint32_t v_lead, std::uint32_t v_stride) {
   namespace sc = samebits::kernels::attention::cuda;
-  using Ly = sc::TcLayout<D>;
+  using Tile = sc::TcSwTile<D, 128>;  // the forward's tiles, staged by its own copy loop
   extern __shared__ float4 smem4[];
-  char* smem = reinterpret_cast<char*>(smem4);
+  char* smem = sc::align_shared_1024(reinterpret_cast<char*>(smem4));
   char* sQ = smem;
-  char* sK = smem + Ly::kTileBytes;
-  char* sV = smem + 2 * Ly::kTileBytes;
-  // tc_stage_tile walks 256 threads; here 128 do, twice.
-  constexpr int kChunks = Ly::kChunks;
-  for (int e = threadIdx.x; e < 128 * kChunks; e += 128) {
-    const int r8 = e % 8, rest = e / 8, c = rest % kChunks, r = (rest / kChunks) * 8 + r8;
-    samebits::gpu::copy_async_16_or_zero(sQ + e * 16, q + r * D + c * 8, r < 64);
-    samebits::gpu::copy_async_16_or_zero(sK + e * 16, k + r * D + c * 8, true);
-    samebits::gpu::copy_async_16_or_zero(sV + e * 16, v + r * D + c * 8, true);
-  }
+  char* sK = smem + Tile::kBytes;
+  char* sV = smem + 2 * Tile::kBytes;
+  const samebits::kernels::attention::Strides st{D, D};
+  sc::tc_stage_tile_sw<D, 128, 128>(sQ, q, st, 0, 0, 64, 0);
+  sc::tc_stage_tile_sw<D, 128, 128>(sK, k, st, 0, 0, 128, 0);
+  sc::tc_stage_tile_sw<D, 128, 128>(sV, v, st, 0, 0, 128, 0);
   samebits::gpu::copy_async_commit();
   samebits::gpu::copy_async_wait<0>();
   samebits::gpu::fence_proxy_async_shared();
   __syncthreads();
   float s[64];
   for (int i = 0; i < 64; ++i) s[i] = 0.0f;
-  const std::uint64_t dq = samebits::gpu::smem_descriptor(sQ, 128, Ly::kRowGroupBytes);
-  const std::uint64_t dk = samebits::gpu::smem_descriptor(sK, 128, Ly::kRowGroupBytes);
-  const std::uint64_t dv = samebits::gpu::smem_descriptor(sV, v_lead, v_stride);
+  const std::uint64_t dq = samebits::gpu::smem_descriptor_sw128(sQ, Tile::kPanelBytes, Tile::kAtomBytes);
+  const std::uint64_t dk = samebits::gpu::smem_descriptor_sw128(sK, Tile::kPanelBytes, Tile::kAtomBytes);
+  const std::uint64_t dv = samebits::gpu::smem_descriptor_sw128(sV, v_lead, v_stride);
   for (int i = 0; i < 64; ++i) samebits::gpu::fence_operand(s[i]);
   samebits::gpu::wgmma_fence();
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) samebits::gpu::wgmma_ss<F, 128>(s, dq + kk * 16, dk + kk * 16, kk > 0);
+  for (int kk = 0; kk < D / 16; ++kk) samebits::gpu::wgmma_ss<F, 128>(s, dq + Tile::k_step(kk), dk + Tile::k_step(kk), kk > 0);
   samebits::gpu::wgmma_commit();
   samebits::gpu::wgmma_wait<0>();
   for (int i = 0; i < 64; ++i) samebits::gpu::fence_operand(s[i]);
@@ -141,7 +137,7 @@ __global__ void __launch_bounds__(128) layout_kernel(const std::uint16_t* q, con
   samebits::gpu::wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < 8; ++kk)
-    samebits::gpu::wgmma_rs<F, D, 1>(o, pa[kk], dv + kk * ((2 * Ly::kRowGroupBytes) >> 4), kk > 0);
+    samebits::gpu::wgmma_rs<F, D, 1>(o, pa[kk], dv + kk * Tile::kKeyStep, kk > 0);
   samebits::gpu::wgmma_commit();
   samebits::gpu::wgmma_wait<0>();
   for (int i = 0; i < D / 2; ++i) samebits::gpu::fence_operand(o[i]);
@@ -183,11 +179,11 @@ bool layout_case(const char* fmt_name) {
   dq.upload(q16.data());
   dk.upload(k16.data());
   dv.upload(v16.data());
-  using Ly = samebits::kernels::attention::cuda::TcLayout<D>;
-  const int bytes = 3 * Ly::kTileBytes;
+  using Tile = samebits::kernels::attention::cuda::TcSwTile<D, 128>;
+  const int bytes = 3 * Tile::kBytes + 1024;  // three tiles from a 1024-aligned base
   CHECK_CUDA(cudaFuncSetAttribute(layout_kernel<D, F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   bool pass = true;
-  const std::uint32_t readings[2][2] = {{Ly::kRowGroupBytes, 128}, {128, Ly::kRowGroupBytes}};
+  const std::uint32_t readings[2][2] = {{Tile::kPanelBytes, Tile::kAtomBytes}, {Tile::kAtomBytes, Tile::kPanelBytes}};
   // Only the kernel's reading runs here: the other one's byte offsets reach past the tile (an
   // illegal access on the H100, 2026-12-06); the emulated test shows that the kernel's source
   // would notice the other reading (tests/kernels/test_attention_tc_emulated.cpp).

@@ -6,7 +6,9 @@
 // (SAMEBITS_GPU_EMULATOR: arch/emulator_sm90.hpp, the model in place of the
 // hardware); including it elsewhere is an error.
 //
+//   shared_address(p)                  p in the shared window (descriptors' and swizzles' addresses)
 //   smem_descriptor(p, lbo, sbo)       a no-swizzle matrix descriptor
+//   smem_descriptor_sw128(p, lbo, sbo) one of the 128-byte swizzle (1024-aligned tiles)
 //   wgmma_ss<F, N, TransB>(d, da, db, scale_d)
 //                                      D = A B (+ D), A (K-major), B from shared memory
 //   wgmma_rs<F, N, TransB>(d, a, db, scale_d)
@@ -49,7 +51,9 @@ using arch::sm90::load_coherent2;
 using arch::sm90::named_barrier_arrive;
 using arch::sm90::named_barrier_sync;
 using arch::sm90::store_coherent2;
+using arch::sm90::shared_address;
 using arch::sm90::smem_descriptor;
+using arch::sm90::smem_descriptor_sw128;
 using arch::sm90::wgmma_commit;
 using arch::sm90::wgmma_fence;
 using arch::sm90::wgmma_wait;

@@ -3,7 +3,8 @@
 // run on the CPU. wgmma is executed at once, each thread computing its own
 // accumulator elements with the tensor-core model (samebits::mma::sm90, under
 // `params` below, tc::kHardwareParams by default) from shared memory read
-// through the descriptor as the PTX ISA's canonical no-swizzle layouts say:
+// through the descriptor as the PTX ISA's canonical layouts say (no swizzle,
+// or the 128-byte swizzle: emu_detail::at):
 //   K-major (imm-trans 0): element (row, k) at start + (row/8)*SBO + (k/8)*LBO + (row%8)*16 + (k%8)*2
 //   N-major (imm-trans-b 1): element (k, n) at start + (n/8)*SBO + (k/8)*LBO + (k%8)*16 + (n%8)*2
 // and A fragments in registers gathered from the quad's lanes (lane
@@ -35,6 +36,10 @@ inline std::uint16_t (*to_bf16)(float) = nullptr;
 inline std::uint16_t (*to_f16)(float) = nullptr;
 }  // namespace emu_state
 
+inline std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(static_cast<const char*>(p) - static_cast<const char*>(emu_state::shared_base));
+}
+
 inline std::uint64_t smem_descriptor(const void* p, std::uint32_t lbo_bytes, std::uint32_t sbo_bytes) {
   const auto addr = static_cast<std::uint32_t>(static_cast<const char*>(p) -
                                                static_cast<const char*>(emu_state::shared_base));
@@ -43,6 +48,10 @@ inline std::uint64_t smem_descriptor(const void* p, std::uint32_t lbo_bytes, std
   d |= static_cast<std::uint64_t>((lbo_bytes & 0x3ffffu) >> 4) << 16;
   d |= static_cast<std::uint64_t>((sbo_bytes & 0x3ffffu) >> 4) << 32;
   return d;
+}
+
+inline std::uint64_t smem_descriptor_sw128(const void* p, std::uint32_t lbo_bytes, std::uint32_t sbo_bytes) {
+  return smem_descriptor(p, lbo_bytes, sbo_bytes) | (std::uint64_t{1} << 62);
 }
 
 inline void wgmma_fence() {}
@@ -84,21 +93,30 @@ inline std::uint32_t pack_f16x2(float lo, float hi) {
 namespace emu_detail {
 
 struct Desc {
-  const unsigned char* start;
+  std::uint32_t start;  // shared address (from shared_base)
   std::uint32_t lbo, sbo;
+  bool sw128;  // swizzle mode 1
 };
 inline Desc decode(std::uint64_t d) {
-  const auto* base = static_cast<const unsigned char*>(emu_state::shared_base);
-  return Desc{base + ((d & 0x3fffu) << 4), static_cast<std::uint32_t>(((d >> 16) & 0x3fffu) << 4),
-              static_cast<std::uint32_t>(((d >> 32) & 0x3fffu) << 4)};
+  return Desc{static_cast<std::uint32_t>((d & 0x3fffu) << 4), static_cast<std::uint32_t>(((d >> 16) & 0x3fffu) << 4),
+              static_cast<std::uint32_t>(((d >> 32) & 0x3fffu) << 4), ((d >> 62) & 3u) == 1u};
 }
-inline std::uint16_t load16(const unsigned char* p) {
+inline std::uint16_t load16(std::uint32_t a) {
   std::uint16_t v;
-  std::memcpy(&v, p, 2);
+  std::memcpy(&v, static_cast<const unsigned char*>(emu_state::shared_base) + a, 2);
   return v;
 }
-// Element (mn, k) of a K-major operand, or (k, mn) of an MN-major one.
+// Element (mn, k) of a K-major operand, or (k, mn) of an MN-major one (k < 16).
+// No swizzle: core matrices of 8 x 16 bytes (LBO next 8 k, SBO next 8 mn in
+// K-major; LBO next 8 k, SBO next 8 mn in MN-major). 128-byte swizzle: rows
+// of 128 bytes, 8 to an atom, the address's bits 4-6 XOR its bits 7-9
+// (K-major: SBO next 8 mn; MN-major: LBO next 64 mn, SBO next 8 k).
 inline std::uint16_t at(const Desc& d, int mn, int k, bool mn_major) {
+  if (d.sw128) {
+    const std::uint32_t a = !mn_major ? d.start + (mn / 8) * d.sbo + (mn % 8) * 128 + k * 2
+                                      : d.start + (mn / 64) * d.lbo + (k / 8) * d.sbo + (k % 8) * 128 + (mn % 64) * 2;
+    return load16(a ^ (((a >> 7) & 7u) << 4));
+  }
   if (!mn_major) return load16(d.start + (mn / 8) * d.sbo + (k / 8) * d.lbo + (mn % 8) * 16 + (k % 8) * 2);
   return load16(d.start + (mn / 8) * d.sbo + (k / 8) * d.lbo + (k % 8) * 16 + (mn % 8) * 2);
 }

@@ -5,7 +5,7 @@
 //     memory (descriptor) or from registers, B from shared memory, scale-d a
 //     run-time predicate, imm-trans-b an immediate;
 //   wgmma.fence / commit_group / wait_group, fence.proxy.async;
-//   the shared-memory matrix descriptor (no swizzle);
+//   the shared-memory matrix descriptor (no swizzle, or the 128-byte swizzle);
 //   cp.async 16 bytes with zero fill (src-size 0 writes 16 zero bytes);
 //   cvt.rn.{bf16x2,f16x2}.f32 (the P and dS rounding of attention-tc.md §4, §11.6).
 // Needs -gencode arch=compute_90a,code=sm_90a (wgmma is not in compute_90).
@@ -23,6 +23,11 @@ namespace samebits::gpu::arch::sm90 {
 // bits 0-13 start address >> 4, 16-29 leading-dimension byte offset >> 4,
 // 32-45 stride-dimension byte offset >> 4, 49-51 base offset (0), 62-63
 // swizzle mode (0: none). Every field is (x & 0x3ffff) >> 4.
+// The shared-window address of p (what descriptors and swizzles see).
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
 __device__ __forceinline__ std::uint64_t smem_descriptor(const void* p, std::uint32_t lbo_bytes,
                                                          std::uint32_t sbo_bytes) {
   const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -31,6 +36,17 @@ __device__ __forceinline__ std::uint64_t smem_descriptor(const void* p, std::uin
   d |= static_cast<std::uint64_t>((lbo_bytes & 0x3ffffu) >> 4) << 16;
   d |= static_cast<std::uint64_t>((sbo_bytes & 0x3ffffu) >> 4) << 32;
   return d;
+}
+
+// The same with swizzle mode 1 (128-byte swizzle): the hardware reads byte
+// address a at a ^ (((a >> 7) & 7) << 4) — bits 4-6 XOR bits 7-9 — so a
+// tile's base must be 1024-aligned. K-major: SBO = next 8 rows (LBO unused:
+// one k16 step lies inside a 128-byte row); MN-major: LBO = next 64 of MN,
+// SBO = next 8 of K (PTX ISA, "Shared Memory Matrix Layout", canonical
+// layouts; attention-tc.md §18 for the measurement).
+__device__ __forceinline__ std::uint64_t smem_descriptor_sw128(const void* p, std::uint32_t lbo_bytes,
+                                                               std::uint32_t sbo_bytes) {
+  return smem_descriptor(p, lbo_bytes, sbo_bytes) | (std::uint64_t{1} << 62);
 }
 
 // ---- ordering ----------------------------------------------------------------
