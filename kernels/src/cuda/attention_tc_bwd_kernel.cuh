@@ -42,16 +42,18 @@ static_assert(kTcBwdRows % tc::kRowGroup == 0, "a tile is whole 16-row groups (�
 static_assert(kTcKeys % kTcBwdRows == 0, "a causal block's first attending position starts a tile");
 static_assert(kTcKeys == 2 * kTcWgRows, "two warpgroups of 64 keys make a key block");
 
+// Shared memory, every operand tile 128-byte swizzled (TcSwTile, as the
+// forward's) from a 1024-aligned base (kBytes has the alignment's slack).
 template <int D>
 struct TcBwdLayout {
-  using Ly = TcLayout<D>;
-  static constexpr int kQTile = kTcBwdRows * D * 2;
-  // dS^ [64 query rows x 128 keys], K-major for dQ's A operand (K = keys).
-  static constexpr std::uint32_t kDsRowGroupBytes = (kTcKeys / 8) * 128;
-  static constexpr int kK = 0, kV = kK + Ly::kTileBytes, kQ0 = kV + Ly::kTileBytes, kDo0 = kQ0 + kQTile,
-                       kQ1 = kDo0 + kQTile, kDo1 = kQ1 + kQTile, kDs = kDo1 + kQTile,
-                       kLse = kDs + kTcBwdRows * kTcKeys * 2, kDelta = kLse + kTcBwdRows * 4,
-                       kTicket = kDelta + kTcBwdRows * 4, kBytes = kTicket + 16;
+  using KTile = TcSwTile<D, kTcKeys>;         // K, V [128 keys x D]
+  using QTile = TcSwTile<D, kTcBwdRows>;      // Q, dO [64 rows x D]
+  using DsTile = TcSwTile<kTcKeys, kTcBwdRows>;  // dS^ [64 query rows x 128 keys], K-major for dQ's A (K = keys)
+  static constexpr int kK = 0, kV = kK + KTile::kBytes, kQ0 = kV + KTile::kBytes, kDo0 = kQ0 + QTile::kBytes,
+                       kQ1 = kDo0 + QTile::kBytes, kDo1 = kQ1 + QTile::kBytes, kDs = kDo1 + QTile::kBytes,
+                       kLse = kDs + DsTile::kBytes, kDelta = kLse + kTcBwdRows * 4, kTicket = kDelta + kTcBwdRows * 4,
+                       kAlign = 1024, kBytes = kTicket + 16 + kAlign;
+  static_assert(kDs % 1024 == 0 && kQ0 % 1024 == 0 && QTile::kBytes % 1024 == 0, "swizzled tiles start 1024-aligned");
   static_assert(kBytes <= 227 * 1024, "K, V, two Q/dO stages and dS fit an H200 block's shared memory");
 };
 
@@ -74,7 +76,6 @@ SAMEBITS_DEVICE_FUNC void constexpr_dispatch(int v, F&& f) {
 
 template <int D, class L, DType In>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kernel(const BackwardParams p) {
-  using Ly = TcLayout<D>;
   using Bl = TcBwdLayout<D>;
   constexpr auto kFmt = tc::format_of(In);
   constexpr int kAcc = D / 2;         // dK, dV registers (m64nD)
@@ -82,7 +83,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   constexpr int kDqN = D / 2;         // dQ columns per warpgroup
   constexpr int kDq = kDqN / 2;       // their registers
   extern SAMEBITS_SHARED float4 smem4[];
-  char* smem = reinterpret_cast<char*>(smem4);
+  char* smem = align_shared_1024(reinterpret_cast<char*>(smem4));
   float* sLse = reinterpret_cast<float*>(smem + Bl::kLse);
   float* sDelta = reinterpret_cast<float*>(smem + Bl::kDelta);
   char* sDs = smem + Bl::kDs;
@@ -101,8 +102,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32, quad = lane % 4;
   const int valid_keys = gpu::min_int(kTcKeys, seq.lk - key0);
 
-  tc_stage_tile<D>(smem + Bl::kK, p.k, p.k_stride, seq.k0 + key0, 0, valid_keys, g);
-  tc_stage_tile<D>(smem + Bl::kV, p.v, p.v_stride, seq.k0 + key0, 0, valid_keys, g);
+  tc_stage_tile_sw<D>(smem + Bl::kK, p.k, p.k_stride, seq.k0 + key0, 0, valid_keys, g);
+  tc_stage_tile_sw<D>(smem + Bl::kV, p.v, p.v_stride, seq.k0 + key0, 0, valid_keys, g);
   gpu::copy_async_commit();
 
   // Accumulator element i: key 64 wg + 16 warp + lane/4 + 8 ((i/2) % 2) of the
@@ -146,8 +147,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   auto stage_q = [&](int u, int buf) {
     const int qi0 = u * kTcBwdRows - a0;
     const int first = gpu::max_int(0, -qi0), end = gpu::min_int(kTcBwdRows, seq.lq - qi0);
-    tc_stage_tile<D, kTcBwdRows>(sQ(buf), p.q, p.q_stride, seq.q0 + qi0, first, end, h);
-    tc_stage_tile<D, kTcBwdRows>(sDo(buf), p.dout, p.dout_stride, seq.q0 + qi0, first, end, h);
+    tc_stage_tile_sw<D, kTcBwdRows>(sQ(buf), p.q, p.q_stride, seq.q0 + qi0, first, end, h);
+    tc_stage_tile_sw<D, kTcBwdRows>(sDo(buf), p.dout, p.dout_stride, seq.q0 + qi0, first, end, h);
   };
   if (u_first <= u_last) stage_q(u_first, 0);
   gpu::copy_async_commit();
@@ -155,11 +156,20 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   // Descriptors. K-major operands (k16 step: +256 B): K, V rows of this
   // warpgroup as A; Q, dO as B of S^T, dP^T; dS^ as A of dQ. N-major B
   // (K = rows or keys: +2 row groups a step): dO, Q of dV, dK; K of dQ.
-  const std::uint64_t dKa = gpu::smem_descriptor(smem + Bl::kK + wg * 8 * Ly::kRowGroupBytes, 128, Ly::kRowGroupBytes);
-  const std::uint64_t dVa = gpu::smem_descriptor(smem + Bl::kV + wg * 8 * Ly::kRowGroupBytes, 128, Ly::kRowGroupBytes);
-  const std::uint64_t dDsA = gpu::smem_descriptor(sDs, 128, Bl::kDsRowGroupBytes);
-  const std::uint64_t dKn = gpu::smem_descriptor(smem + Bl::kK + wg * (kDqN / 8) * 128, Ly::kRowGroupBytes, 128);
-  constexpr std::uint64_t kStepK = 256 >> 4, kStepRows = (2 * Ly::kRowGroupBytes) >> 4;
+  // (TcSwTile: K-major SBO 1024 B and k16 step k_step(kk); MN-major LBO one panel, SBO 1024 B, a
+  // k16 step 16 rows.) K as B of dQ starts at this warpgroup's first column wg * D/2: a panel,
+  // or (D = 64) 64 bytes into one — the swizzle applies to the whole address either way.
+  using KT = typename Bl::KTile;
+  using QT = typename Bl::QTile;
+  using DsT = typename Bl::DsTile;
+  const std::uint64_t dKa = gpu::smem_descriptor_sw128(smem + Bl::kK + wg * kTcWgRows * 128, KT::kPanelBytes, KT::kAtomBytes);
+  const std::uint64_t dVa = gpu::smem_descriptor_sw128(smem + Bl::kV + wg * kTcWgRows * 128, KT::kPanelBytes, KT::kAtomBytes);
+  const std::uint64_t dDsA = gpu::smem_descriptor_sw128(sDs, DsT::kPanelBytes, DsT::kAtomBytes);
+  const int n0 = wg * kDqN;  // the warpgroup's first dQ column
+  const std::uint64_t dKn = gpu::smem_descriptor_sw128(smem + Bl::kK + (n0 / 64) * KT::kPanelBytes + (n0 % 64) * 2,
+                                                       KT::kPanelBytes, KT::kAtomBytes);
+  constexpr std::uint64_t kStepRows = KT::kKeyStep;  // 16 rows of an MN-major operand (any tile: 16 x 128 B)
+  static_assert(KT::kKeyStep == QT::kKeyStep, "one row step for every MN-major tile");
 
   for (int u = u_first; u <= u_last; ++u) {
     const int buf = (u - u_first) & 1;
@@ -177,8 +187,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     gpu::block_barrier();
 
     // §5.2 s and dp: fresh chains over d.
-    const std::uint64_t dQk = gpu::smem_descriptor(sQ(buf), 128, Ly::kRowGroupBytes);
-    const std::uint64_t dDok = gpu::smem_descriptor(sDo(buf), 128, Ly::kRowGroupBytes);
+    const std::uint64_t dQk = gpu::smem_descriptor_sw128(sQ(buf), QT::kPanelBytes, QT::kAtomBytes);
+    const std::uint64_t dDok = gpu::smem_descriptor_sw128(sDo(buf), QT::kPanelBytes, QT::kAtomBytes);
     // S^T first, p from it and P^ packed; then dP^T, ds and dS^ packed: S^T's
     // registers hold p (needed by ds) while dP^T is computed, but never beside
     // both packed fragments — the peak beside the dK/dV accumulators stays lower.
@@ -190,7 +200,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     }
     gpu::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcBwdRows>(st, dKa + kk * kStepK, dQk + kk * kStepK, kk > 0);
+    for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcBwdRows>(st, dKa + KT::k_step(kk), dQk + QT::k_step(kk), kk > 0);
     gpu::wgmma_commit();
     gpu::wgmma_wait<0>();
 #pragma unroll
@@ -236,7 +246,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     gpu::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk)
-      gpu::wgmma_ss<kFmt, kTcBwdRows>(dpt, dVa + kk * kStepK, dDok + kk * kStepK, kk > 0);
+      gpu::wgmma_ss<kFmt, kTcBwdRows>(dpt, dVa + KT::k_step(kk), dDok + QT::k_step(kk), kk > 0);
     gpu::wgmma_commit();
     gpu::wgmma_wait<0>();
 #pragma unroll
@@ -265,13 +275,13 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int r = 16 * kk + 8 * (j / 2) + 2 * quad + e, k = acc_key(2 * j);
-          const int off = ((r / 8) * (kTcKeys / 8) + k / 8) * 128 + (r % 8) * 16 + (k % 8) * 2;
+          const int off = DsT::offset(r, k / 8) + (k % 8) * 2;
           *reinterpret_cast<std::uint16_t*>(sDs + off) = static_cast<std::uint16_t>(da[kk][j] >> (16 * e));
         }
 
     // §6 dV += P^^T dO, dK += dS^^T Q: the visited row groups only, scale-d = 1.
-    const std::uint64_t dDon = gpu::smem_descriptor(sDo(buf), Ly::kRowGroupBytes, 128);
-    const std::uint64_t dQn = gpu::smem_descriptor(sQ(buf), Ly::kRowGroupBytes, 128);
+    const std::uint64_t dDon = gpu::smem_descriptor_sw128(sDo(buf), QT::kPanelBytes, QT::kAtomBytes);
+    const std::uint64_t dQn = gpu::smem_descriptor_sw128(sQ(buf), QT::kPanelBytes, QT::kAtomBytes);
     // The group range is a compile-time pair in every instantiation of `groups`: a wgmma issued
     // under a run-time condition makes ptxas serialize every wgmma of the kernel (C7515), as a
     // run-time `next` did in the forward (attention-tc.md §18). Interior tiles take <0, 3>.
@@ -315,7 +325,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     gpu::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kTcKeys / 16; ++kk)
-      gpu::wgmma_ss<kFmt, kDqN, 1>(dqp, dDsA + kk * kStepK, dKn + kk * kStepRows, kk > 0);
+      gpu::wgmma_ss<kFmt, kDqN, 1>(dqp, dDsA + DsT::k_step(kk), dKn + kk * kStepRows, kk > 0);
     gpu::wgmma_commit();
     gpu::wgmma_wait<0>();
 #pragma unroll

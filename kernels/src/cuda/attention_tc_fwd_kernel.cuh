@@ -65,50 +65,13 @@ static_assert(kTcKeys % kTcRows == 0,
               "a position-aligned query tile lies inside one key block's span: all its rows visit the same blocks");
 static_assert(tc::kGroup == 16 && tc::kQuad == 4 && tc::kChunk == 8, "the m64nNk16 fragment layout");
 
-// The no-swizzle core-matrix layout of a [rows x D] tile of 16-bit operands
-// (the backward's; the forward's is TcSwTile below):
-// the 16-byte chunk c (elements 8c .. 8c+7) of row r at byte
-//   ((r / 8) * (D / 8) + c) * 128 + (r % 8) * 16.
-// A core matrix (8 rows x 16 bytes) is 128 contiguous bytes. As wgmma sees it
-// (PTX ISA, shared memory matrix layouts, no swizzle):
-//   Q as A and K as B (K-major, K = d): leading byte offset (next 8 k) 128 B,
-//     stride byte offset (next 8 rows) D/8 * 128 B; k16 step kk starts at +256 kk B;
-//   V as B of P V (N-major, K = keys, N = d): leading byte offset (next 8
-//     keys) D/8 * 128 B, stride byte offset (next 8 d) 128 B; k16 step kk
-//     starts at +2 kk * D/8 * 128 B.
-// The copy loops walk chunk indices e = 0, 1, ... with r % 8 fastest, so chunk
-// e lands at byte 16 e: every 8 lanes of a warp write 128 contiguous bytes.
-template <int D>
-struct TcLayout {
-  static_assert(D == 64 || D == 128, "the policy's D (attention-tc.md §1)");
-  static constexpr int kChunks = D / 8;
-  static constexpr int kTileBytes = kTcKeys * D * 2;  // one [128 x D] tile
-  static constexpr std::uint32_t kRowGroupBytes = kChunks * 128;
-};
-
-// Rows [first, end) of a [kRows x D] tile from tensor rows row0 + r (head h),
-// the other rows +0, into the core-matrix layout (cp.async, one group per
-// call site's commit).
-template <int D, int kRows = kTcKeys>
-SAMEBITS_DEVICE_FUNC void tc_stage_tile(char* dst, const void* base, Strides st, std::int64_t row0, int first, int end,
-                                        int h) {
-  static_assert(kRows % 8 == 0, "whole core matrices");
-  constexpr int kChunks = TcLayout<D>::kChunks;
-  const char* b = static_cast<const char*>(base);
-  for (int e = gpu::threadIdx.x; e < kRows * kChunks; e += kTcThreads) {
-    const int r8 = e % 8, rest = e / 8, c = rest % kChunks, r = (rest / kChunks) * 8 + r8;
-    const bool valid = r >= first && r < end;
-    const char* src = valid ? b + ((row0 + r) * st.row + static_cast<std::int64_t>(h) * st.head + c * 8) * 2 : b;
-    gpu::copy_async_16_or_zero(dst + e * 16, src, valid);
-  }
-}
-
 SAMEBITS_DEVICE_FUNC int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m); }
 
-// The 128-byte-swizzled layout of a [kRows x D] tile of 16-bit operands, the
-// forward's (the layout CUTLASS and FlashAttention-3 give wgmma: with
-// TcLayout's no-swizzle core matrices the wgmma reads took 3x the shared-memory
-// wavefronts they need, attention-tc.md §18): D/64 panels of [kRows x 64],
+// The 128-byte-swizzled layout of a [kRows x D] tile of 16-bit operands, both
+// kernels' (the layout CUTLASS and FlashAttention-3 give wgmma: with the
+// no-swizzle core matrices used before, 8 x 16-byte blocks of 128 contiguous
+// bytes, the forward's wgmma reads took 3x the shared-memory wavefronts they
+// need, attention-tc.md §18): D/64 panels of [kRows x 64],
 // panel P at P * kRows * 128 B; in it row r at r * 128 B, and its 16-byte
 // chunk c (elements 64 P + 8 c .. + 7) at ((c ^ r % 8) * 16) — the XOR the
 // hardware applies to address bits 4-6 from bits 7-9 under swizzle mode 1,
