@@ -138,7 +138,7 @@ Out run_kernel(const Case& c, emu::Order order) {
   emu_sm90::shared_base = ac::smem4;
   const emu::Dim3 grid{static_cast<unsigned>((p.max_seqlen_q + ac::kTcRows - 1) / ac::kTcRows + 1),
                        static_cast<unsigned>(p.hq), static_cast<unsigned>(p.num_seqs)};
-  emu::launch(grid, ac::kTcThreads, [&] { ac::attention_tc_forward_kernel<D, L, In, OutT>(p); },
+  emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_forward_kernel<D, L, In, OutT>(p); },
               {{ac::smem4, static_cast<std::size_t>(ac::TcFwdLayout<D>::kBytes)}}, order);
   Out r;
   r.o.resize(nq);

@@ -2,9 +2,10 @@
 // sm90-tensor-core policy (docs/kernels/attention-tc.md §3, §4, §11) on
 // wgmma: the kernel whose bits the CPU reference reference_tc.hpp gives.
 //
-// One block: two warpgroups (256 threads), a tile of 128 query POSITIONS
-// [128 t, 128 t + 127] of one (sequence, query head); warpgroup w holds
-// positions 128 t + 64 w .. + 63 (one wgmma m64). Tiles are aligned at
+// One block: three warpgroups (384 threads). Warpgroups 0 and 1, the
+// consumers, hold a tile of 128 query POSITIONS [128 t, 128 t + 127] of one
+// (sequence, query head); warpgroup w holds positions 128 t + 64 w .. + 63
+// (one wgmma m64). Warpgroup 2, the producer, only copies K and V. Tiles are aligned at
 // positions, not rows: every valid row of a tile then visits the same key
 // blocks (causal: blocks 0..t; not causal: all), which are exactly §3's —
 // so no extra all-zero steps enter o under any model parameters (§7 "extra
@@ -28,18 +29,24 @@
 // lse = m + log(l) (§4.5).
 //
 // Pipelining (the order of every rounding and accumulation is the one above;
-// only independent work overlaps), as FlashAttention-3 orders it within a
-// warpgroup: issue S of block b + 1, issue P V of block b, then the softmax of
-// block b + 1 (once its S has landed) while P V runs, then o's rescale for
-// block b + 1 (once P V has landed). K, V of block b + 2 are loaded
-// (cp.async) while block b computes.
+// only independent work overlaps), as FlashAttention-3 builds it:
+//   - within a consumer warpgroup: issue S of block b + 1, issue P V of block
+//     b, then the softmax of block b + 1 (once its S has landed) while P V
+//     runs, then o's rescale for block b + 1 (once P V has landed);
+//   - between the consumers (ping-pong, SAMEBITS_TC_PING_PONG): they take
+//     turns issuing their GEMMs (two named barriers), so that one's softmax
+//     runs under the other's GEMMs;
+//   - warp specialization: the producer copies K, V of block b into stage
+//     b % 3 (cp.async) once every consumer warp has released the block that
+//     was there (mbarrier empty[st]); the copies' landing completes full[st],
+//     which the consumers wait on. No block-wide barrier after the set-up, so
+//     the two consumers drift apart as the ping-pong needs. setmaxnreg gives
+//     the consumers 224 registers and the producer 56.
 //
-// Shared memory: Q [128 x D] and three stages of K, V [128 x D], 16-bit
-// operands in the 128-byte-swizzled layout (TcSwTile below), filled with
-// cp.async (zero fill for rows outside the sequence). Stage b % 3 holds block
-// b. One block barrier per key block: after it, block b + 1's K, V have
-// landed for every thread, and every thread has finished block b - 1 (so
-// stage (b + 2) % 3 = (b - 1) % 3 may be refilled).
+// Shared memory: Q [128 x D] (the consumers copy it, mbarrier q_full) and three
+// stages of K, V [128 x D], 16-bit operands in the 128-byte-swizzled layout
+// (TcSwTile below), filled with cp.async (zero fill for rows outside the
+// sequence), then the mbarriers.
 #pragma once
 
 #include <type_traits>
@@ -54,9 +61,17 @@ inline constexpr int kTcWarpgroups = 2;
 inline constexpr int kTcWgRows = 64;  // the m of wgmma
 inline constexpr int kTcRows = kTcWarpgroups * kTcWgRows;
 inline constexpr int kTcThreads = 128 * kTcWarpgroups;
+// The forward is warp-specialized (attention-tc.md §13, §18): the two consumer
+// warpgroups above compute, a third (the producer) only copies K and V.
+// Registers move to the consumers (setmaxnreg): 2 x 128 x 224 + 128 x 56 = 64,512 <= 65,536,
+// the split with the fewest spills of those tried (240/24, 240/32, 232/40, 216/72: ptxas spills
+// in the producer's copy loop below 56, in the consumers' softmax below 224).
+inline constexpr int kTcFwdThreads = kTcThreads + 128;
+inline constexpr int kTcConsumerRegs = 224, kTcProducerRegs = 56;
+static_assert(kTcThreads * kTcConsumerRegs + 128 * kTcProducerRegs <= 65536, "one block's registers fit the SM's file");
 inline constexpr int kTcKeys = tc::kBlock;
 #ifndef SAMEBITS_TC_PING_PONG
-#define SAMEBITS_TC_PING_PONG 0  // device experiment (attention-tc.md §17): 1 orders the two warpgroups' GEMM issue
+#define SAMEBITS_TC_PING_PONG 1  // 1: the two warpgroups take turns issuing GEMMs (FlashAttention-3), attention-tc.md §18; 0: off
 #endif
 inline constexpr bool kTcPingPong = SAMEBITS_TC_PING_PONG != 0;
 inline constexpr int kTcTurnBarrier = 1;  // named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's)
@@ -122,10 +137,14 @@ struct TcFwdLayout {
   static_assert(kTcRows == kTcKeys, "Q and K/V tiles share one tile shape");
   static constexpr int kStages = 3;  // block b in stage b % 3: b + 2 loading while b computes (b + 1 waits)
   static constexpr int kQ = 0, kStage0 = Tile::kBytes, kStageBytes = 2 * Tile::kBytes;  // K then V
+  // mbarriers: full[st] (the producer's copies of a stage landed), empty[st] (every consumer
+  // warp is done reading it), q_full (the consumers' copies of Q landed).
+  static constexpr int kFull = kStage0 + kStages * kStageBytes, kEmpty = kFull + 8 * kStages,
+                       kQFull = kEmpty + 8 * kStages;
   static constexpr int kAlign = 1024;
-  static constexpr int kBytes = kStage0 + kStages * kStageBytes + kAlign;
+  static constexpr int kBytes = kQFull + 8 + kAlign;
   static_assert(kBytes <= 227 * 1024, "Q and three K/V stages fit an sm_90 block's shared memory");
-  static_assert(kBytes - kAlign <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
+  static_assert(kFull <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
 };
 
 // The dynamic shared array's first 1024-aligned byte (in the shared window).
@@ -138,7 +157,7 @@ SAMEBITS_DEVICE_FUNC char* align_shared_1024(char* p) {
 #endif
 
 template <int D, class L, DType In, DType Out>
-SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_kernel(const ForwardParams p) {
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forward_kernel(const ForwardParams p) {
   using Ly = TcFwdLayout<D>;
   using Tile = typename Ly::Tile;
   constexpr auto kFmt = tc::format_of(In);
@@ -172,20 +191,47 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
     n[r] = j >= q_first && j < q_end ? dense_list_length(qi0 + j, seq.lq, seq.lk, p.causal) : 0;
   }
 
+  char* sQ = smem + Ly::kQ;
+  auto sK = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes; };
+  auto sV = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes + Tile::kBytes; };
+  auto bar = [&](int offset, int st) { return reinterpret_cast<std::uint64_t*>(smem + offset + 8 * st); };
+  if (tid == 0) {
+    for (int st = 0; st < Ly::kStages; ++st) {
+      gpu::mbarrier_init(bar(Ly::kFull, st), 128);     // each producer thread's copies
+      gpu::mbarrier_init(bar(Ly::kEmpty, st), kTcThreads / 32);  // each consumer warp
+    }
+    gpu::mbarrier_init(bar(Ly::kQFull, 0), kTcThreads);
+    gpu::fence_mbarrier_init();
+  }
+  gpu::block_barrier();  // the last block-wide barrier: the roles part here
+
+  // The producer: K, V of block b into stage b % 3 once every consumer warp is done with block
+  // b - 3 there (its empty phase b / 3 - 1), announced on full when the copies land.
+  if (wg == kTcWarpgroups) {
+    gpu::setmaxnreg_dec<kTcProducerRegs>();
+    for (int b = 0; b < blocks; ++b) {
+      const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
+      if (b >= Ly::kStages) gpu::mbarrier_wait(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
+      tc_stage_tile_sw<D, kTcKeys, 128>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      tc_stage_tile_sw<D, kTcKeys, 128>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      gpu::copy_async_mbarrier_arrive(bar(Ly::kFull, st));
+    }
+    gpu::copy_async_wait<0>();  // no copy outlives the thread
+    return;
+  }
+  gpu::setmaxnreg_inc<kTcConsumerRegs>();
+  // A consumer waits for block b's stage, then makes the copies visible to wgmma's reads.
+  auto wait_full = [&](int b) {
+    gpu::mbarrier_wait(bar(Ly::kFull, b % Ly::kStages), (b / Ly::kStages) & 1);
+    gpu::fence_proxy_async_shared();
+  };
+
   float o[kDv];
 #pragma unroll
   for (int i = 0; i < kDv; ++i) o[i] = 0.0f;
   float m[2] = {0.0f, 0.0f}, l[2] = {0.0f, 0.0f};
 
   if (blocks > 0) {
-    char* sQ = smem + Ly::kQ;
-    auto sK = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes; };
-    auto sV = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes + Tile::kBytes; };
-    auto stage_kv = [&](int b) {
-      const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
-      tc_stage_tile_sw<D>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-      tc_stage_tile_sw<D>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-    };
 
     // Descriptors (TcSwTile); k16 step kk adds Tile::k_step(kk) (Q, K) or kk * kKeyStep (V) to
     // the start address field, stage st adds st * kStageBytes there (>> 4).
@@ -289,15 +335,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
     // softmax reads it and serializes every wgmma (C7514); attention-tc.md §18 measures it.
     auto block = [&](auto has_next, int b, float(&sn)[kTcKeys / 2], std::uint32_t(&pa)[kTcKeys / 16][4]) {
       constexpr bool next = decltype(has_next)::value;
-      if constexpr (next) {
-        gpu::copy_async_wait<0>();  // block b + 1's K, V (committed one block ago) for this thread
-        gpu::fence_proxy_async_shared();
-        gpu::block_barrier();  // ... for every thread; and every thread is done with block b - 1
-        if (b + 2 < blocks) {
-          stage_kv(b + 2);  // into stage (b - 1) % 3
-          gpu::copy_async_commit();
-        }
-      }
+      if constexpr (next) wait_full(b + 1);
       // Ping-pong (FlashAttention-3's inter-warpgroup order): warpgroup 0 issues its GEMMs, then
       // warpgroup 1, so that one's softmax runs while the other's GEMMs hold the tensor cores.
       // Each turn barrier completes once per block (warpgroup 1 skips its last hand-over).
@@ -320,7 +358,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
         for (int i = 0; i < kTcKeys / 2; ++i) gpu::fence_operand(sn[i]);
         softmax_of(b + 1, sn);
       }
-      gpu::wgmma_wait<0>();  // P V of block b
+      gpu::wgmma_wait<0>();  // P V of block b: this warp is done with block b's stage
+      if (lane == 0) gpu::mbarrier_arrive(bar(Ly::kEmpty, b % Ly::kStages));
 #pragma unroll
       for (int i = 0; i < kDv; ++i) gpu::fence_operand(o[i]);
 #pragma unroll
@@ -334,15 +373,11 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_forward_
       }
     };
 
-    // Prologue: Q and block 0 (one group), block 1 (the next); S and softmax of block 0.
+    // Prologue: Q (the consumers' copies), block 0; S and softmax of block 0.
     tc_stage_tile_sw<D>(sQ, p.q, p.q_stride, seq.q0 + qi0, q_first, q_end, h);
-    stage_kv(0);
-    gpu::copy_async_commit();
-    if (blocks > 1) stage_kv(1);
-    gpu::copy_async_commit();
-    gpu::copy_async_wait<1>();  // Q and block 0 for this thread
-    gpu::fence_proxy_async_shared();
-    gpu::block_barrier();  // ... for every thread
+    gpu::copy_async_mbarrier_arrive(bar(Ly::kQFull, 0));
+    gpu::mbarrier_wait(bar(Ly::kQFull, 0), 0);
+    wait_full(0);
 
     float s[kTcKeys / 2];
 #pragma unroll

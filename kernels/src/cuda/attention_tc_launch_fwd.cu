@@ -16,7 +16,7 @@ cudaError_t launch(const ForwardParams& p, cudaStream_t stream) {
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
   if (e != cudaSuccess) return e;
   const dim3 grid((p.max_seqlen_q + kTcRows - 1) / kTcRows + 1, p.hq, p.num_seqs);
-  kernel<<<grid, kTcThreads, kBytes, stream>>>(p);
+  kernel<<<grid, kTcFwdThreads, kBytes, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -12,7 +12,8 @@
 // given order. Shared memory is filled with a NaN pattern (0x7fbadbad) before
 // each block, so that a read of shared memory no thread wrote shows.
 // Errors (a barrier not every thread reaches, a lane exchange a group does
-// not complete, a barrier after a thread exited, a flag wait that cannot end)
+// not complete, a barrier after a thread exited, a flag wait that cannot end,
+// mbarrier waits that no arrival can complete)
 // throw std::logic_error; an exception thrown by the kernel's code leaves its
 // fiber and is rethrown by launch.
 #pragma once
@@ -119,10 +120,11 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
             }
           }
           // Every thread now waits or is done: release what is complete.
-          unsigned done = 0, at_block = 0;
+          unsigned done = 0, at_block = 0, at_poll = 0;
           for (const auto& f : block.fibers) {
             done += f.wait == Wait::done;
             at_block += f.wait == Wait::block;
+            at_poll += f.wait == Wait::poll;
           }
           if (done == threads) break;
           bool released = false;
@@ -139,12 +141,22 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
             for (auto& f : block.fibers) f.wait = Wait::none;
             continue;
           }
+          // mbarrier waits: poll again after any arrival since they were last released.
+          if (at_poll > 0 && block.arrivals != block.arrivals_seen) {
+            block.arrivals_seen = block.arrivals;
+            for (auto& f : block.fibers)
+              if (f.wait == Wait::poll) f.wait = Wait::none;
+            continue;
+          }
           const std::string where = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " +
                                     std::to_string(bz) + "): ";
           arch::emu::current_block() = nullptr;
           if (done > 0 && at_block > 0)
             throw std::logic_error("emulator: " + where + std::to_string(at_block) + " threads wait at a barrier after " +
                                    std::to_string(done) + " exited");
+          if (at_poll > 0)
+            throw std::logic_error("emulator: " + where + std::to_string(at_poll) +
+                                   " threads wait on mbarrier phases that no arrival can complete");
           throw std::logic_error("emulator: " + where +
                                  "threads wait at different synchronization points (a barrier or lane exchange "
                                  "not every thread reaches)");

@@ -17,6 +17,9 @@
 //   wgmma_fence / wgmma_commit / wgmma_wait<N> / fence_proxy_async_shared /
 //   fence_operand, copy_async_16_or_zero, copy_async_wait<N>,
 //   load_coherent2 / store_coherent2   two fp32 at L2 (other blocks' data)
+//   mbarrier_init / fence_mbarrier_init / mbarrier_arrive / mbarrier_wait(bar, parity),
+//   copy_async_mbarrier_arrive(bar)    hand shared-memory stages from a producer to consumers
+//   setmaxnreg_inc<N> / _dec<N>        move registers between warpgroups
 //   named_barrier_sync / _arrive(id, threads)
 //                                      order two warpgroups' tensor-core issue (ids 1..15)
 //
@@ -47,7 +50,14 @@ using arch::sm90::copy_async_16_or_zero;
 using arch::sm90::copy_async_wait;
 using arch::sm90::fence_operand;
 using arch::sm90::fence_proxy_async_shared;
+using arch::sm90::copy_async_mbarrier_arrive;
+using arch::sm90::fence_mbarrier_init;
 using arch::sm90::load_coherent2;
+using arch::sm90::mbarrier_arrive;
+using arch::sm90::mbarrier_init;
+using arch::sm90::mbarrier_wait;
+using arch::sm90::setmaxnreg_dec;
+using arch::sm90::setmaxnreg_inc;
 using arch::sm90::named_barrier_arrive;
 using arch::sm90::named_barrier_sync;
 using arch::sm90::store_coherent2;

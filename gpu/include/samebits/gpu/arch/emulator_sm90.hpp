@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 
 #include "samebits/libm/mma/sm90.hpp"
 
@@ -66,6 +67,40 @@ inline void fence_operand(std::uint32_t&) {}
 // the emulator, which executes each wgmma at issue, has nothing to order.
 inline void named_barrier_sync(int, int) {}
 inline void named_barrier_arrive(int, int) {}
+
+// mbarriers: the 8 bytes hold the arrivals the current phase still needs
+// (low word) and the phase's parity (bit 31 of the high word) beside the
+// count a phase needs (its low 31 bits). A wait polls: the fiber yields
+// (Wait::poll) until another thread's arrival completes the phase; the
+// launch reports a wait that no arrival can end. cp.async copies land at
+// once, so their arrival is immediate.
+namespace emu_detail {
+inline std::uint32_t* mbar_words(std::uint64_t* bar) { return reinterpret_cast<std::uint32_t*>(bar); }
+}  // namespace emu_detail
+inline void mbarrier_init(std::uint64_t* bar, unsigned count) {
+  std::uint32_t* w = emu_detail::mbar_words(bar);
+  w[0] = count;
+  w[1] = count & 0x7fffffffu;
+}
+inline void fence_mbarrier_init() {}
+inline void mbarrier_arrive(std::uint64_t* bar) {
+  std::uint32_t* w = emu_detail::mbar_words(bar);
+  if (w[0] == 0) throw std::logic_error("emulator: mbarrier arrive on a completed phase (more arrivals than its count)");
+  if (--w[0] == 0) {
+    w[1] ^= 0x80000000u;
+    w[0] = w[1] & 0x7fffffffu;
+  }
+  ++emu::current_block()->arrivals;
+}
+inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
+  // The phase of parity `parity` has completed once the current phase's parity differs.
+  while ((emu_detail::mbar_words(bar)[1] >> 31) == (parity & 1u)) emu::yield(emu::Wait::poll);
+}
+inline void copy_async_mbarrier_arrive(std::uint64_t* bar) { mbarrier_arrive(bar); }
+template <int N>
+inline void setmaxnreg_inc() {}
+template <int N>
+inline void setmaxnreg_dec() {}
 
 inline void load_coherent2(const float* p, float& x, float& y) {
   x = p[0];

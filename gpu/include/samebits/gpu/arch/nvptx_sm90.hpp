@@ -6,6 +6,7 @@
 //     run-time predicate, imm-trans-b an immediate;
 //   wgmma.fence / commit_group / wait_group, fence.proxy.async;
 //   the shared-memory matrix descriptor (no swizzle, or the 128-byte swizzle);
+//   mbarrier init / arrive / wait, cp.async's mbarrier arrival, setmaxnreg;
 //   cp.async 16 bytes with zero fill (src-size 0 writes 16 zero bytes);
 //   cvt.rn.{bf16x2,f16x2}.f32 (the P and dS rounding of attention-tc.md §4, §11.6).
 // Needs -gencode arch=compute_90a,code=sm_90a (wgmma is not in compute_90).
@@ -72,6 +73,39 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+
+// ---- mbarriers: stage hand-over between a producer and consumers -----------
+// One 64-bit barrier in shared memory: init with the arrivals a phase needs;
+// arrive (release, cta); wait for the phase of the given parity to complete
+// (try_wait.parity in a loop, acquire, cta); the arrival of a thread's
+// earlier cp.async copies once they land (noinc: counted in init's number).
+// fence_mbarrier_init makes initialized barriers visible (a block barrier
+// follows it).
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(shared_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+__device__ __forceinline__ void copy_async_mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+// Register reallocation between warpgroups (every thread of the warpgroup).
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N)); }
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N)); }
 
 // ---- cp.async with zero fill ------------------------------------------------
 // 16 bytes from global to shared when `valid`, else 16 zero bytes (src-size
