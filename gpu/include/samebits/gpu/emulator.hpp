@@ -103,6 +103,7 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
           std::fill(w, w + r.bytes / 4, poison);
         }
         for (unsigned t = 0; t < threads; ++t) detail::prepare(block.fibers[t], t, stacks[t].get(), stack_bytes);
+        for (unsigned& c : block.named_count) c = 0;  // a block's named barriers start empty, as a CTA's do
         for (;;) {
           std::iota(perm.begin(), perm.end(), 0u);
           if (order == Order::reverse) std::reverse(perm.begin(), perm.end());

@@ -61,7 +61,9 @@ struct Block {
   const std::function<void()>* body = nullptr;
   std::vector<std::uint32_t> exchange;  // one slot per thread
   std::exception_ptr failure;           // what a fiber threw (the launch rethrows it)
-  std::uint64_t arrivals = 0;           // mbarrier arrivals so far, and when polling waits were last
+  unsigned named_count[16] = {};        // named barriers (bar.sync / bar.arrive id, n): arrivals in the
+  std::uint64_t named_gen[16] = {};     // current round, and completed rounds
+  std::uint64_t arrivals = 0;           // mbarrier and named-barrier arrivals so far, and when polling waits were last
   std::uint64_t arrivals_seen = 0;      // released (a round of polls with none between cannot end)
   const int* spin_addr = nullptr;       // the running fiber's acquire loads since it was resumed:
   std::uint64_t spins = 0;              // the last address, and how often in a row

@@ -61,11 +61,26 @@ inline void wgmma_wait() {}
 inline void fence_proxy_async_shared() {}
 inline void fence_operand(float&) {}
 inline void fence_operand(std::uint32_t&) {}
-// The ping-pong ordering barriers only order two warpgroups' tensor-core issue
-// (no data passes through them: shared data is ordered by block barriers), so
-// the emulator, which executes each wgmma at issue, has nothing to order.
-inline void named_barrier_sync(int, int) {}
-inline void named_barrier_arrive(int, int) {}
+// Named barriers as the hardware counts them: a round completes when `threads`
+// threads have arrived (sync or arrive); the sync-ers wait for it (polling, as
+// mbarrier waits do).
+namespace emu_detail {
+inline std::uint64_t named_arrive(int id, int threads) {
+  emu::Block* b = emu::current_block();
+  const std::uint64_t gen = b->named_gen[id];
+  ++b->arrivals;
+  if (++b->named_count[id] == static_cast<unsigned>(threads)) {
+    b->named_count[id] = 0;
+    ++b->named_gen[id];
+  }
+  return gen;
+}
+}  // namespace emu_detail
+inline void named_barrier_sync(int id, int threads) {
+  const std::uint64_t gen = emu_detail::named_arrive(id, threads);
+  while (emu::current_block()->named_gen[id] == gen) emu::yield(emu::Wait::poll);
+}
+inline void named_barrier_arrive(int id, int threads) { emu_detail::named_arrive(id, threads); }
 
 // mbarriers: the 8 bytes hold the arrivals the current phase still needs
 // (low word) and the phase's parity (bit 31 of the high word) beside the
