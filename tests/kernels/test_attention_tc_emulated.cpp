@@ -392,6 +392,8 @@ TEST_CASE("tc forward emulated == reference: bf16, D = 64 and 128, causal and va
   check<64, ac::NvccExpLog, DType::bf16, DType::bf16>(kOffset, 4, emu::Order::forward);
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 10, emu::Order::shuffled);
   check<64, ac::CrExpLog, DType::f16, DType::f16>(kLongCausal, 11, emu::Order::reverse);
+  // The producer warpgroup starved: the consumers run as far as the stage hand-over lets them.
+  check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 16, emu::Order::starve_last_warpgroup);
 }
 
 TEST_CASE("tc forward emulated == reference: f16, cr libm, f32 outputs", "[tc][emulated]") {
@@ -422,6 +424,9 @@ TEST_CASE("tc backward emulated == reference: dq, dk, dv, accumulators", "[tc][e
   check_backward<128, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kVarlen, 12, emu::Order::reverse);
   check_backward<64, ac::CrExpLog, DType::f16, DType::f16, DType::f32>(kChunks, 13, emu::Order::shuffled);
   check_backward<128, ac::CrExpLog, DType::bf16, DType::f32, DType::bf16>(kOffset, 14, emu::Order::forward);
+  // The dq writer starved: the consumers run as far as the dq hand-over lets them.
+  check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal130, 17, emu::Order::starve_last_warpgroup);
+  check_backward<128, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kLongCausal, 18, emu::Order::starve_last_warpgroup);
 }
 
 TEST_CASE("tc backward emulated == reference: handed-on accumulators (context parallelism)", "[tc][emulated][backward]") {

@@ -40,7 +40,10 @@ namespace samebits::gpu::emulator {
 using arch::Dim3;
 
 // The order in which the threads of a block run between two synchronization points.
-enum class Order { forward, reverse, shuffled };
+// starve_last_warpgroup: forward, but the last 128 threads (a kernel's producer or
+// writer warpgroup) run only when no other thread can: the others run as far ahead
+// as their waits let them, which a missing wait in a hand-over protocol shows.
+enum class Order { forward, reverse, shuffled, starve_last_warpgroup };
 
 struct SharedRegion {
   void* base;
@@ -108,9 +111,13 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
           std::iota(perm.begin(), perm.end(), 0u);
           if (order == Order::reverse) std::reverse(perm.begin(), perm.end());
           if (order == Order::shuffled) std::shuffle(perm.begin(), perm.end(), rng);
+          const unsigned starved_from = order == Order::starve_last_warpgroup && threads > 128 ? threads - 128 : threads;
+          bool others_runnable = false;
+          for (unsigned t = 0; t < starved_from; ++t) others_runnable = others_runnable || block.fibers[t].wait == Wait::none;
           for (unsigned t : perm) {
             arch::emu::Fiber& f = block.fibers[t];
             if (f.wait != Wait::none) continue;
+            if (t >= starved_from && others_runnable) continue;
             block.current = &f;
             block.spin_addr = nullptr;
             arch::emu::thread_idx() = f.idx;
@@ -149,6 +156,9 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
               if (f.wait == Wait::poll) f.wait = Wait::none;
             continue;
           }
+          // Starved threads that could run: their turn comes now that no other can.
+          if (std::any_of(block.fibers.begin(), block.fibers.end(), [](const auto& f) { return f.wait == Wait::none; }))
+            continue;
           const std::string where = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " +
                                     std::to_string(bz) + "): ";
           arch::emu::current_block() = nullptr;
