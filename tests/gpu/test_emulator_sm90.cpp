@@ -4,6 +4,9 @@
 //     consumer warp (full / empty barriers, phase parities), in every thread
 //     order; control: the producer without its empty wait either loses items
 //     or leaves a wait no arrival ends (the launch reports it);
+//   - named barriers: a warp's bar.arrive releases another warp's bar.sync
+//     only when the round's thread count has arrived; control: without the
+//     barrier the reader runs first (reverse order) and reads what nobody wrote;
 //   - the 128-byte swizzle: wgmma reads of a K-major A and an MN-major B
 //     (two 64-column panels) written with the XOR of the PTX ISA's swizzle
 //     mode 1 equal the exact integer product; controls: the descriptor
@@ -86,6 +89,39 @@ TEST_CASE("emulator mbarriers: a producer warp hands a 2-stage ring to a consume
     for (unsigned l = 0; l < 32; ++l) bad += sums[l] != want_sum(l);
     CHECK(bad == 0);
   }
+}
+
+namespace {
+// Warp 0 writes 32 values and arrives on named barrier 1; warp 1 syncs on it (64 threads) and
+// copies them out.
+void named_kernel(int* out, bool with_barrier) {
+  auto* slot = reinterpret_cast<int*>(smem4);
+  const unsigned tid = gpu::thread_x(), lane = tid % 32;
+  if (tid < 32) {
+    slot[lane] = 1000 + static_cast<int>(lane);
+    if (with_barrier) gpu::named_barrier_arrive(1, 64);
+    return;
+  }
+  if (with_barrier) gpu::named_barrier_sync(1, 64);
+  out[lane] = slot[lane];
+}
+}  // namespace
+
+TEST_CASE("emulator named barriers: bar.arrive releases bar.sync at the round's count", "[gpu][emulator]") {
+  emu_sm90::shared_base = smem4;
+  for (auto order : {emu::Order::forward, emu::Order::reverse, emu::Order::shuffled}) {
+    std::vector<int> out(32, -1);
+    emu::launch({1, 1, 1}, 64, [&] { named_kernel(out.data(), true); }, {{smem4, 128}}, order);
+    int bad = 0;
+    for (int l = 0; l < 32; ++l) bad += out[l] != 1000 + l;
+    CHECK(bad == 0);
+  }
+  // Control: without the barrier, the reader warp running first reads the poisoned slots.
+  std::vector<int> out(32, -1);
+  emu::launch({1, 1, 1}, 64, [&] { named_kernel(out.data(), false); }, {{smem4, 128}}, emu::Order::reverse);
+  int bad = 0;
+  for (int l = 0; l < 32; ++l) bad += out[l] != 1000 + l;
+  CHECK(bad == 32);
 }
 
 TEST_CASE("emulator mbarriers, control: the producer without its empty wait is caught", "[gpu][emulator]") {
