@@ -64,11 +64,13 @@ inline constexpr int kTcThreads = 128 * kTcWarpgroups;
 // The forward is warp-specialized (attention-tc.md §13, §18): the two consumer
 // warpgroups above compute, a third (the producer) only copies K and V.
 // Registers move to the consumers (setmaxnreg): 2 x 128 x 224 + 128 x 56 = 64,512 <= 65,536,
-// the split with the fewest spills of those tried (240/24, 240/32, 232/40, 216/72: ptxas spills
-// in the producer's copy loop below 56, in the consumers' softmax below 224).
-inline constexpr int kTcFwdThreads = kTcThreads + 128;
+// the split with the fewest spills at D = 128 of those tried (ptxas -v: 224/56 52 bytes, 232/40
+// 76, 240/32 108, 240/24 132, 216/72 80; which code spills was not examined).
+inline constexpr int kTcProducerThreads = 128;
+inline constexpr int kTcFwdThreads = kTcThreads + kTcProducerThreads;
 inline constexpr int kTcConsumerRegs = 224, kTcProducerRegs = 56;
-static_assert(kTcThreads * kTcConsumerRegs + 128 * kTcProducerRegs <= 65536, "one block's registers fit the SM's file");
+static_assert(kTcThreads * kTcConsumerRegs + kTcProducerThreads * kTcProducerRegs <= 65536,
+              "one block's registers fit the SM's file");
 inline constexpr int kTcKeys = tc::kBlock;
 #ifndef SAMEBITS_TC_PING_PONG
 #define SAMEBITS_TC_PING_PONG 1  // 1: the two warpgroups take turns issuing GEMMs (FlashAttention-3), attention-tc.md §18; 0: off
@@ -197,7 +199,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
   auto bar = [&](int offset, int st) { return reinterpret_cast<std::uint64_t*>(smem + offset + 8 * st); };
   if (tid == 0) {
     for (int st = 0; st < Ly::kStages; ++st) {
-      gpu::mbarrier_init(bar(Ly::kFull, st), 128);     // each producer thread's copies
+      gpu::mbarrier_init(bar(Ly::kFull, st), kTcProducerThreads);  // each producer thread's copies
       gpu::mbarrier_init(bar(Ly::kEmpty, st), kTcThreads / 32);  // each consumer warp
     }
     gpu::mbarrier_init(bar(Ly::kQFull, 0), kTcThreads);
@@ -212,8 +214,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
     for (int b = 0; b < blocks; ++b) {
       const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
       if (b >= Ly::kStages) gpu::mbarrier_wait(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
-      tc_stage_tile_sw<D, kTcKeys, 128>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-      tc_stage_tile_sw<D, kTcKeys, 128>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
       gpu::copy_async_mbarrier_arrive(bar(Ly::kFull, st));
     }
     gpu::copy_async_wait<0>();  // no copy outlives the thread
@@ -263,7 +265,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
     // the block.
     //
     // `masked` (compile-time): false for a block that every valid row of the tile sees whole
-    // (block_is_full), where every element is a member; true otherwise. The masked form is
+    // (softmax_of below), where every element is a member; true otherwise. The masked form is
     // branch-free and gives the same bits as skipping non-members: max_num(m, NaN) = m, and a
     // non-member's exp argument is -inf, whose exp is +0 in both libms (nvcc: sat(-inf) = 0,
     // ex2(-inf) = +0, +0 times 2^k = +0; cr: exp(-inf) = +0), the very value §4.3 gives it.

@@ -61,10 +61,9 @@ EOF_PLANTED
 rm -rf "$planted_dir"
 echo "negative controls: $i planted PTX lines"
 # Spills and stack frames fail the build, except in the tensor-core kernels, whose spills are
-# known and are listed, not failed: the warp-specialized forward's at D = 128 (52 bytes: S of the
-# next block, o and P^ in flight together within the consumers' 224 registers,
-# docs/kernels/attention-tc.md §18) and the backward's (none since its tiles were swizzled, §18;
-# listed should they return): a performance matter, measured there.
+# known and are listed, not failed: the warp-specialized forward's at D = 128 (52 bytes with the
+# consumers at 224 registers, docs/kernels/attention-tc.md §18) and the backward's (none since its
+# tiles were swizzled, §18; listed should they return): a performance matter, measured there.
 spills=$(awk '/Compiling entry/ {name=$0} /bytes stack frame/ && !/^ *0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads/ {print name " :: " $0}' "$B/ptxas.txt")
 if [ -n "$spills" ]; then
   if echo "$spills" | grep -vE "attention_tc_(bwd|forward)_kernel"; then
