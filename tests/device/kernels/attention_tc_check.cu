@@ -6,6 +6,7 @@
 //
 //   attention_tc_check [--quick] [--sections layout,grid,invariance,errors,bench]
 //                      [--filter SUBSTR] [--out DIR] [--threads N] [--bench-reps N]
+//                      [--bench-seqlens LIST] [--bench-libms nvcc|cr|both]
 //
 // layout      one warpgroup runs the kernel's own copy loop, descriptors and
 //             wgmma wrappers on small integers (every product and sum exact):
@@ -30,7 +31,8 @@
 //             sequence) S = 512 .. 16384: ms (CUDA events, median of N after
 //             warm-up), TFLOP/s (forward 4 S^2 D hq / 2, backward 2.5 x that),
 //             forward and backward, beside the fma-chain forward on the same
-//             inputs; nvcc and cr libm.
+//             inputs; nvcc and cr libm (--bench-seqlens, --bench-libms: a subset,
+//             for A/B runs of kernel variants).
 // One JSON line per point (stdout and DIR/attention_tc_check.jsonl). Exit 1
 // when a check fails (the bench never fails), 2 on a CUDA error.
 #include <cuda_runtime.h>
@@ -41,6 +43,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -72,6 +75,8 @@ struct Options {
   std::string sections = "layout,grid,invariance,errors,bench", filter, out_dir;
   unsigned threads = 0;
   int bench_reps = 20;
+  std::vector<int> bench_seqlens{512, 1024, 2048, 4096, 8192, 16384};
+  std::vector<sa::Libm> bench_libms{sa::Libm::nvcc, sa::Libm::cr};
   bool has(const char* s) const { return ("," + sections + ",").find(std::string(",") + s + ",") != std::string::npos; }
 };
 
@@ -787,9 +792,8 @@ float median(std::vector<float> v) {
 }
 
 void bench(const Options& opt) {
-  const int seqs[] = {512, 1024, 2048, 4096, 8192, 16384};
-  for (int s : seqs)
-    for (sa::Libm l : {sa::Libm::nvcc, sa::Libm::cr}) {
+  for (int s : opt.bench_seqlens)
+    for (sa::Libm l : opt.bench_libms) {
       Point p = make_point(l, true, 128, {s}, {s}, 32, 8, sk::DType::bf16, "S=" + std::to_string(s), 77);
       const Inputs in = make_inputs(p);
       Run r(p);
@@ -866,10 +870,35 @@ int main(int argc, char** argv) {
     else if (a == "--out") opt.out_dir = next();
     else if (a == "--threads") opt.threads = static_cast<unsigned>(std::stoul(next()));
     else if (a == "--bench-reps") opt.bench_reps = std::stoi(next());
-    else if (a == "--help" || a == "-h") {
+    else if (a == "--bench-seqlens") {
+      opt.bench_seqlens.clear();
+      const std::string list = next();
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t end = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, end - at);
+        const int v = item.empty() || item.find_first_not_of("0123456789") != std::string::npos ? 0 : std::stoi(item);
+        if (v <= 0 || v > 65536) {
+          std::fprintf(stderr, "--bench-seqlens: \"%s\" is not a sequence length in 1 .. 65536\n", item.c_str());
+          return 2;
+        }
+        opt.bench_seqlens.push_back(v);
+        at = end + 1;
+      }
+    } else if (a == "--bench-libms") {
+      const std::string v = next();
+      if (v == "nvcc") opt.bench_libms = {sa::Libm::nvcc};
+      else if (v == "cr") opt.bench_libms = {sa::Libm::cr};
+      else if (v == "both") opt.bench_libms = {sa::Libm::nvcc, sa::Libm::cr};
+      else {
+        std::fprintf(stderr, "--bench-libms: \"%s\" is none of nvcc, cr, both\n", v.c_str());
+        return 2;
+      }
+    } else if (a == "--help" || a == "-h") {
       std::printf("usage: attention_tc_check [--quick] [--sections layout,grid,invariance,errors,bench] [--filter S]\n"
                   "                          [--out DIR] [--threads N] [--bench-reps N]\n"
-                  "The sm90-tensor-core attention forward vs its CPU reference, bit for bit (see the header comment).\n");
+                  "                          [--bench-seqlens 512,...,16384] [--bench-libms nvcc|cr|both]\n"
+                  "The sm90-tensor-core attention forward vs its CPU reference, bit for bit (see the header comment).\n"
+                  "--out DIR is created when missing.\n");
       return 0;
     } else {
       std::fprintf(stderr, "unknown argument %s (--help)\n", a.c_str());
@@ -877,6 +906,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!opt.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opt.out_dir, ec);  // a failure shows in the open below
     const std::string f = opt.out_dir + "/attention_tc_check.jsonl";
     g_jsonl = std::fopen(f.c_str(), "w");
     if (!g_jsonl) {

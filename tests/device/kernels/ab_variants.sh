@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# One device call that compares kernel variants built here and carried as
+# check-only bundles (.devcarry/NAME-check.tar.xz, attention_tc_check each):
+#   bash tests/device/kernels/ab_variants.sh BASE NEW [NEW2 ...]
+# 1. bench: every variant's `--sections bench` run twice, the variants
+#    alternated (the same card, the same inputs), S = 4096 nvcc lines printed;
+# 2. the quick check of each non-base variant (layout, refusals, the quick grid
+#    with the backward, invariances: every check's bits);
+# 3. sanitizers on the last variant: memcheck (D = 128 S = 100), racecheck
+#    (D = 64 S = 100), synccheck (D = 128 S = 100), nvcc libm, causal.
+# Results under $OUT/r, packed into $OUT/results.tgz after every step (the tool
+# returns few files). AB_ROUNDS: bench alternations (default 2); AB_BENCH_ARGS:
+# the bench's points (default S = 2048, 4096, 8192, nvcc libm; every variant's
+# check must know --bench-seqlens, i.e. be built at or after its commit).
+# Keep a call under the tool's 10 minutes: a variant that hangs costs its
+# timeouts (120 s a bench), and output piped through tail is lost on a kill.
+set -u
+[ $# -ge 2 ] || { echo "usage: ab_variants.sh BASE NEW [NEW2 ...]" >&2; exit 2; }
+R=${OUT:-/tmp/out}/r
+mkdir -p "$R"
+pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }  # after every step: a
+# call cut off by its time limit still returns what ran
+for v in "$@"; do
+  mkdir -p "v/$v" && tar xJf ".devcarry/$v-check.tar.xz" -C "v/$v" || { echo "no bundle $v" >&2; exit 2; }
+done
+nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader | tee "$R/gpu.txt"
+for k in $(seq 1 "${AB_ROUNDS:-2}"); do
+  for v in "$@"; do
+    mkdir -p "$R/bench_${v}_$k"
+    # shellcheck disable=SC2086
+    timeout 120 "v/$v/attention_tc_check" --sections bench --bench-reps 20 ${AB_BENCH_ARGS:---bench-seqlens 2048,4096,8192 --bench-libms nvcc} \
+      --out "$R/bench_${v}_$k" > "$R/bench_${v}_$k.txt" 2>&1
+    echo "bench $v $k: $(grep '"S":4096,"libm":"nvcc"' "$R/bench_${v}_$k.txt" | grep -o '"tc_fwd_ms":[0-9.]*,.*"tc_bwd_ms":[0-9.]*')"
+    pack
+  done
+done
+shift
+for v in "$@"; do
+  mkdir -p "$R/quick_$v"
+  ( time timeout 240 "v/$v/attention_tc_check" --quick --sections layout,errors,grid,invariance --out "$R/quick_$v" ) > "$R/quick_$v.txt" 2>&1
+  echo "quick $v: rc=$? $(grep -o '"summary".*' "$R/quick_$v.txt") $(grep real "$R/quick_$v.txt")"
+  pack
+done
+last=${!#}
+san() {  # san TOOL FILTER NAME
+  timeout 150 compute-sanitizer --tool "$1" --error-exitcode 3 "v/$last/attention_tc_check" --quick --sections grid --filter "$2" > "$R/$3_$last.txt" 2>&1
+  echo "$3 $last: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$R/$3_$last.txt" | tail -1)"
+  pack
+}
+san memcheck "libm=nvcc causal=1 D=128 S=100 " memcheck
+san racecheck "libm=nvcc causal=1 D=64 S=100 " racecheck
+san synccheck "libm=nvcc causal=1 D=128 S=100 " synccheck
