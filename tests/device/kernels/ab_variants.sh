@@ -4,10 +4,12 @@
 #   bash tests/device/kernels/ab_variants.sh BASE NEW [NEW2 ...]
 # 1. bench: every variant's `--sections bench` run twice, the variants
 #    alternated (the same card, the same inputs), S = 4096 nvcc lines printed;
-# 2. the quick check of each non-base variant (layout, refusals, the quick grid
-#    with the backward, invariances: every check's bits);
-# 3. sanitizers on the last variant: memcheck (D = 128 S = 100), racecheck
-#    (D = 64 S = 100), synccheck (D = 128 S = 100), nvcc libm, causal.
+# 2. the check of each non-base variant (layout, refusals, the grid with the
+#    backward, invariances: every check's bits): quick, or whole with AB_CHECK=full;
+# 3. with AB_TORCH_ARGS (and libsamebits_kernels.so in the last variant's
+#    bundle): torch_compare.py beside SDPA with those arguments;
+# 4. sanitizers on the last variant: racecheck (D = 64 S = 100), memcheck
+#    (D = 128 S = 100), synccheck (D = 128 S = 100), nvcc libm, causal.
 # Results under $OUT/r, packed into $OUT/results.tgz after every step (the tool
 # returns few files). AB_ROUNDS: bench alternations (default 2); AB_BENCH_ARGS:
 # the bench's points (default S = 2048, 4096, 8192, nvcc libm; every variant's
@@ -36,17 +38,27 @@ for k in $(seq 1 "${AB_ROUNDS:-2}"); do
 done
 shift
 for v in "$@"; do
-  mkdir -p "$R/quick_$v"
-  ( time timeout 240 "v/$v/attention_tc_check" --quick --sections layout,errors,grid,invariance --out "$R/quick_$v" ) > "$R/quick_$v.txt" 2>&1
-  echo "quick $v: rc=$? $(grep -o '"summary".*' "$R/quick_$v.txt") $(grep real "$R/quick_$v.txt")"
+  mkdir -p "$R/check_$v"
+  quick=--quick
+  [ "${AB_CHECK:-quick}" = full ] && quick=
+  ( time timeout 240 "v/$v/attention_tc_check" $quick --sections layout,errors,grid,invariance --out "$R/check_$v" ) > "$R/check_$v.txt" 2>&1
+  echo "check ($v, ${AB_CHECK:-quick}): rc=$? $(grep -o '"summary".*' "$R/check_$v.txt") $(grep real "$R/check_$v.txt")"
   pack
 done
 last=${!#}
+if [ -n "${AB_TORCH_ARGS:-}" ] && [ -e "v/$last/libsamebits_kernels.so" ]; then
+  mkdir -p "$R/torch"
+  # shellcheck disable=SC2086
+  timeout 240 python3 tests/device/kernels/torch_compare.py "v/$last/libsamebits_kernels.so" "$R/torch" $AB_TORCH_ARGS > "$R/torch_$last.txt" 2>&1
+  echo "torch_compare ($last): rc=$?"
+  grep -E "^\| *4096|roof" "$R/torch_$last.txt" | head -5
+  pack
+fi
 san() {  # san TOOL FILTER NAME
   timeout 150 compute-sanitizer --tool "$1" --error-exitcode 3 "v/$last/attention_tc_check" --quick --sections grid --filter "$2" > "$R/$3_$last.txt" 2>&1
   echo "$3 $last: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$R/$3_$last.txt" | tail -1)"
   pack
 }
-san memcheck "libm=nvcc causal=1 D=128 S=100 " memcheck
 san racecheck "libm=nvcc causal=1 D=64 S=100 " racecheck
+san memcheck "libm=nvcc causal=1 D=128 S=100 " memcheck
 san synccheck "libm=nvcc causal=1 D=128 S=100 " synccheck
