@@ -7,6 +7,11 @@
 //   - named barriers: a warp's bar.arrive releases another warp's bar.sync
 //     only when the round's thread count has arrived; control: without the
 //     barrier the reader runs first (reverse order) and reads what nobody wrote;
+//   - setmaxnreg: a 384-thread block (168 registers a thread at launch) moves
+//     registers from its third warpgroup to the other two (24 -> 240, the
+//     backward's split; 56 -> 224, the forward's) in every order; control: a
+//     split that asks for more than the block holds (32 -> 240: 65,536 >
+//     64,512) is reported as a wait that cannot end, as it hangs a GPU;
 //   - the 128-byte swizzle: wgmma reads of a K-major A and an MN-major B
 //     (two 64-column panels) written with the XOR of the PTX ISA's swizzle
 //     mode 1 equal the exact integer product; controls: the descriptor
@@ -122,6 +127,44 @@ TEST_CASE("emulator named barriers: bar.arrive releases bar.sync at the round's 
   int bad = 0;
   for (int l = 0; l < 32; ++l) bad += out[l] != 1000 + l;
   CHECK(bad == 32);
+}
+
+namespace {
+template <int Dec, int Inc>
+void regs_kernel(int* out) {
+  const unsigned tid = gpu::thread_x();
+  if (tid >= 256) {
+    gpu::setmaxnreg_dec<Dec>();
+    out[tid] = Dec;
+    return;
+  }
+  gpu::setmaxnreg_inc<Inc>();
+  out[tid] = Inc;
+}
+}  // namespace
+
+TEST_CASE("emulator setmaxnreg: registers move within the block's launch pool", "[gpu][emulator]") {
+  for (auto order : {emu::Order::forward, emu::Order::reverse, emu::Order::shuffled, emu::Order::starve_last_warpgroup}) {
+    std::vector<int> out(384, -1);
+    emu::launch({1, 1, 1}, 384, [&] { regs_kernel<24, 240>(out.data()); }, {}, order);
+    int bad = 0;
+    for (int t = 0; t < 384; ++t) bad += out[t] != (t < 256 ? 240 : 24);
+    CHECK(bad == 0);
+    std::vector<int> fwd(384, -1);
+    emu::launch({1, 1, 1}, 384, [&] { regs_kernel<56, 224>(fwd.data()); }, {}, order);
+    bad = 0;
+    for (int t = 0; t < 384; ++t) bad += fwd[t] != (t < 256 ? 224 : 56);
+    CHECK(bad == 0);
+  }
+  // Control: 2 x 128 x 240 + 128 x 32 = 65,536 registers, more than the block's 384 x 168.
+  bool reported = false;
+  std::vector<int> out(384, -1);
+  try {
+    emu::launch({1, 1, 1}, 384, [&] { regs_kernel<32, 240>(out.data()); }, {}, emu::Order::forward);
+  } catch (const std::logic_error& e) {
+    reported = std::string(e.what()).find("setmaxnreg") != std::string::npos;
+  }
+  CHECK(reported);
 }
 
 TEST_CASE("emulator mbarriers, control: the producer without its empty wait is caught", "[gpu][emulator]") {

@@ -63,14 +63,19 @@ inline constexpr int kTcRows = kTcWarpgroups * kTcWgRows;
 inline constexpr int kTcThreads = 128 * kTcWarpgroups;
 // The forward is warp-specialized (attention-tc.md §13, §18): the two consumer
 // warpgroups above compute, a third (the producer) only copies K and V.
-// Registers move to the consumers (setmaxnreg): 2 x 128 x 224 + 128 x 56 = 64,512 <= 65,536,
-// the split with the fewest spills at D = 128 of those tried (ptxas -v: 224/56 52 bytes, 232/40
-// 76, 240/32 108, 240/24 132, 216/72 80; which code spills was not examined).
+// Registers move to the consumers (setmaxnreg): 2 x 128 x 224 + 128 x 56 = 64,512, the block's
+// whole pool (below), the split with the fewest spills at D = 128 of those tried (ptxas -v: 224/56
+// 52 bytes, 232/40 76, 240/24 132, 216/72 80; which code spills was not examined).
 inline constexpr int kTcProducerThreads = 128;
 inline constexpr int kTcFwdThreads = kTcThreads + kTcProducerThreads;
 inline constexpr int kTcConsumerRegs = 224, kTcProducerRegs = 56;
-static_assert(kTcThreads * kTcConsumerRegs + kTcProducerThreads * kTcProducerRegs <= 65536,
-              "one block's registers fit the SM's file");
+// The registers a block holds from its launch: under __launch_bounds__(threads, 1) each thread
+// gets floor(65536 / threads) rounded down to a multiple of 8 (168 at 384 threads); setmaxnreg
+// only moves registers within that pool. A split asking for more than the pool deadlocks: a
+// warpgroup's .inc waits for registers no .dec frees (a 240/32 backward hung so on the H100).
+constexpr int tc_block_register_pool(int threads) { return (65536 / threads) / 8 * 8 * threads; }
+static_assert(kTcThreads * kTcConsumerRegs + kTcProducerThreads * kTcProducerRegs <= tc_block_register_pool(kTcFwdThreads),
+              "the split fits the block's registers");
 inline constexpr int kTcKeys = tc::kBlock;
 #ifndef SAMEBITS_TC_PING_PONG
 #define SAMEBITS_TC_PING_PONG 1  // 1: the two warpgroups take turns issuing GEMMs (FlashAttention-3), attention-tc.md §18; 0: off

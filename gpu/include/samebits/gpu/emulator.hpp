@@ -107,6 +107,8 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
         }
         for (unsigned t = 0; t < threads; ++t) detail::prepare(block.fibers[t], t, stacks[t].get(), stack_bytes);
         for (unsigned& c : block.named_count) c = 0;  // a block's named barriers start empty, as a CTA's do
+        block.regs.clear();  // and its registers are its threads' launch shares (setmaxnreg)
+        block.regs_free = 0;
         for (;;) {
           std::iota(perm.begin(), perm.end(), 0u);
           if (order == Order::reverse) std::reverse(perm.begin(), perm.end());
@@ -167,7 +169,8 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
                                    std::to_string(done) + " exited");
           if (at_poll > 0)
             throw std::logic_error("emulator: " + where + std::to_string(at_poll) +
-                                   " threads wait on mbarrier phases that no arrival can complete");
+                                   " threads poll for what no arrival can bring (mbarrier phases, named-barrier "
+                                   "rounds, setmaxnreg registers)");
           throw std::logic_error("emulator: " + where +
                                  "threads wait at different synchronization points (a barrier or lane exchange "
                                  "not every thread reaches)");

@@ -65,6 +65,8 @@ struct Block {
   std::uint64_t named_gen[16] = {};     // current round, and completed rounds
   std::uint64_t arrivals = 0;           // mbarrier and named-barrier arrivals so far, and when polling waits were last
   std::uint64_t arrivals_seen = 0;      // released (a round of polls with none between cannot end)
+  std::vector<int> regs;                // setmaxnreg: each thread's registers (empty until the first
+  int regs_free = 0;                    // setmaxnreg), and the block's registers no thread holds
   const int* spin_addr = nullptr;       // the running fiber's acquire loads since it was resumed:
   std::uint64_t spins = 0;              // the last address, and how often in a row
 };

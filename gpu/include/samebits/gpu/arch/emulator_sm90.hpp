@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 
 #include "samebits/libm/mma/sm90.hpp"
 
@@ -110,10 +111,38 @@ inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
   while ((emu_detail::mbar_words(bar)[1] >> 31) == (parity & 1u)) emu::yield(emu::Wait::poll);
 }
 inline void copy_async_mbarrier_arrive(std::uint64_t* bar) { mbarrier_arrive(bar); }
+// setmaxnreg as a register pool: a block launched under __launch_bounds__(T, 1) (every kernel
+// that reallocates) holds T x (65536 / T rounded down to a multiple of 8) registers, every
+// thread starting with its share; .dec returns registers to the pool, .inc waits (polling)
+// until the pool has what it asks, so a split that asks for more than the block holds is
+// reported as a wait no arrival can end, as it hangs on the hardware.
+namespace emu_detail {
+inline int& thread_registers() {
+  emu::Block* b = emu::current_block();
+  if (b->regs.empty()) b->regs.assign(b->fibers.size(), 65536 / static_cast<int>(b->fibers.size()) / 8 * 8);
+  return b->regs[b->current->linear];
+}
+}  // namespace emu_detail
 template <int N>
-inline void setmaxnreg_inc() {}
+inline void setmaxnreg_inc() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg takes 24 .. 256 in steps of 8");
+  int& mine = emu_detail::thread_registers();
+  if (N < mine) throw std::logic_error("setmaxnreg.inc below the thread's current count");
+  emu::Block* b = emu::current_block();
+  while (b->regs_free < N - mine) emu::yield(emu::Wait::poll);
+  b->regs_free -= N - mine;
+  mine = N;
+}
 template <int N>
-inline void setmaxnreg_dec() {}
+inline void setmaxnreg_dec() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg takes 24 .. 256 in steps of 8");
+  int& mine = emu_detail::thread_registers();
+  if (N > mine) throw std::logic_error("setmaxnreg.dec above the thread's current count");
+  emu::Block* b = emu::current_block();
+  b->regs_free += mine - N;
+  mine = N;
+  ++b->arrivals;  // progress for a polling .inc
+}
 
 inline void load_coherent2(const float* p, float& x, float& y) {
   x = p[0];
