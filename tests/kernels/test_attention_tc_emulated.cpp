@@ -31,6 +31,7 @@
 #include "attention_bwd_delta_kernel.cuh"
 #include "attention_bwd_fold_kernel.cuh"
 #include "attention_bwd_kernel.cuh"
+#include "attention_tc_bwd_dq_kernel.cuh"
 #include "attention_tc_bwd_kernel.cuh"
 #include "attention_tc_fwd_kernel.cuh"
 
@@ -256,7 +257,7 @@ std::vector<std::uint32_t> encodings(const std::vector<unsigned char>& b, DType 
 // ticket order), the fold, dq's finish.
 template <int D, class L, DType In, DType OutO, DType Grad>
 Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, const std::vector<float>& lse,
-                   const std::vector<float>* acc_in, emu::Order order) {
+                   const std::vector<float>* acc_in, emu::Order order, bool two_pass) {
   const std::int64_t tq = c.p.rows(), tk = c.p.kv_rows(), hq = c.p.hq, hkv = c.p.hkv;
   const std::int64_t rows_heads = tq * hq, na = tk * hq * D;
   std::vector<float> delta(static_cast<std::size_t>(rows_heads), samebits::fp::from_bits(0x7fbadbadu));
@@ -314,8 +315,19 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
   if (tk > 0) {
     const std::int64_t blocks = static_cast<std::int64_t>((p.max_seqlen_k + ac::kTcKeys - 1) / ac::kTcKeys) * hq *
                                 p.num_seqs;
-    emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads, [&] { ac::attention_tc_bwd_kernel<D, L, In>(p); },
-                {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
+    if (two_pass) {  // dK/dV, then the dq pass on the forward's grid
+      emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads,
+                  [&] { ac::attention_tc_bwd_kernel<D, L, In, false>(p); },
+                  {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
+      const emu::Dim3 grid{static_cast<unsigned>((p.max_seqlen_q + ac::kTcRows - 1) / ac::kTcRows + 1),
+                           static_cast<unsigned>(p.hq), static_cast<unsigned>(p.num_seqs)};
+      emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_bwd_dq_kernel<D, L, In>(p); },
+                  {{ac::smem4, static_cast<std::size_t>(ac::TcDqLayout<D>::kBytes)}}, order);
+    } else {
+      emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads,
+                  [&] { ac::attention_tc_bwd_kernel<D, L, In, true>(p); },
+                  {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
+    }
     emu::launch({blocks_for(tk * hkv * D), 1, 1}, ac::kThreads, [&] { ac::attention_bwd_fold_kernel<D, Grad, true>(p); },
                 {}, order);
   }
@@ -361,17 +373,21 @@ void check_backward(const Shape& s, std::uint32_t seed, emu::Order order, bool h
     for (float& x : acc_in) x = nd(rng);
   }
   const Grads want = reference_grads(c, L::kLibm, Grad, o_stored, lse, handover ? &acc_in : nullptr);
-  const Grads got = run_backward<D, L, In, OutO, Grad>(c, o_bytes, lse, handover ? &acc_in : nullptr, order);
-  INFO(s.tag << " D=" << D << " in=" << sk::dtype_name(In) << " grad=" << sk::dtype_name(Grad)
-             << " libm=" << sa::libm_name(L::kLibm) << (handover ? " with hand-over" : ""));
-  CHECK(mismatches(got.dq, want.dq) == 0);
-  CHECK(mismatches(got.dk, want.dk) == 0);
-  CHECK(mismatches(got.dv, want.dv) == 0);
-  CHECK(float_mismatches(got.accum_k, want.accum_k) == 0);
-  CHECK(float_mismatches(got.accum_v, want.accum_v) == 0);
-  std::vector<std::uint32_t> planted = got.dk;
-  planted[planted.size() / 3] ^= 1u;
-  CHECK(mismatches(planted, want.dk) == mismatches(got.dk, want.dk) + 1);
+  // Both backwards: the two-pass one (the launcher's default) and the one-pass one.
+  for (bool two_pass : {true, false}) {
+    const Grads got = run_backward<D, L, In, OutO, Grad>(c, o_bytes, lse, handover ? &acc_in : nullptr, order, two_pass);
+    INFO(s.tag << " D=" << D << " in=" << sk::dtype_name(In) << " grad=" << sk::dtype_name(Grad)
+               << " libm=" << sa::libm_name(L::kLibm) << (handover ? " with hand-over" : "")
+               << (two_pass ? " two-pass" : " one-pass"));
+    CHECK(mismatches(got.dq, want.dq) == 0);
+    CHECK(mismatches(got.dk, want.dk) == 0);
+    CHECK(mismatches(got.dv, want.dv) == 0);
+    CHECK(float_mismatches(got.accum_k, want.accum_k) == 0);
+    CHECK(float_mismatches(got.accum_v, want.accum_v) == 0);
+    std::vector<std::uint32_t> planted = got.dq;
+    planted[planted.size() / 3] ^= 1u;
+    CHECK(mismatches(planted, want.dq) == mismatches(got.dq, want.dq) + 1);
+  }
 }
 
 void use_model() {
@@ -424,7 +440,8 @@ TEST_CASE("tc backward emulated == reference: dq, dk, dv, accumulators", "[tc][e
   check_backward<128, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kVarlen, 12, emu::Order::reverse);
   check_backward<64, ac::CrExpLog, DType::f16, DType::f16, DType::f32>(kChunks, 13, emu::Order::shuffled);
   check_backward<128, ac::CrExpLog, DType::bf16, DType::f32, DType::bf16>(kOffset, 14, emu::Order::forward);
-  // The dq writer starved: the consumers run as far as the dq hand-over lets them.
+  // The last warpgroup starved: the one-pass kernel's second consumer (the dq hand-over), the
+  // dq pass's producer (the stage hand-over).
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal130, 17, emu::Order::starve_last_warpgroup);
   check_backward<128, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kLongCausal, 18, emu::Order::starve_last_warpgroup);
 }

@@ -74,7 +74,10 @@ SAMEBITS_DEVICE_FUNC void constexpr_dispatch(int v, F&& f) {
   }(std::make_integer_sequence<int, N>{});
 }
 
-template <int D, class L, DType In>
+// kWithDq = false: the dK/dV pass of the two-pass backward (attention_tc_bwd_dq_kernel.cuh computes
+// dq): no dS^ to shared memory, no dQ GEMM, no flags; blocks are independent, so the block index
+// is the ticket (key block 0 first: causal's heaviest).
+template <int D, class L, DType In, bool kWithDq = true>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kernel(const BackwardParams p) {
   using Bl = TcBwdLayout<D>;
   constexpr auto kFmt = tc::format_of(In);
@@ -90,9 +93,12 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   int* sTicket = reinterpret_cast<int*>(smem + Bl::kTicket);
 
   const int tid = gpu::threadIdx.x;
-  if (tid == 0) *sTicket = gpu::fetch_add_agent(p.dq_flags + p.total_q * p.hq, 1);
-  gpu::block_barrier();
-  const int ticket = *sTicket;
+  int ticket = static_cast<int>(gpu::blockIdx.x);
+  if constexpr (kWithDq) {
+    if (tid == 0) *sTicket = gpu::fetch_add_agent(p.dq_flags + p.total_q * p.hq, 1);
+    gpu::block_barrier();
+    ticket = *sTicket;
+  }
   const int per_block = p.hq * p.num_seqs;
   const int kb = ticket / per_block, h = ticket % p.hq, seq_index = (ticket % per_block) / p.hq;
   const Sequence seq = sequence_of(p, seq_index);
@@ -189,20 +195,24 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     // §5.2 s and dp: fresh chains over d.
     const std::uint64_t dQk = gpu::smem_descriptor_sw128(sQ(buf), QT::kPanelBytes, QT::kAtomBytes);
     const std::uint64_t dDok = gpu::smem_descriptor_sw128(sDo(buf), QT::kPanelBytes, QT::kAtomBytes);
-    // S^T first, p from it and P^ packed; then dP^T, ds and dS^ packed: S^T's
-    // registers hold p (needed by ds) while dP^T is computed, but never beside
-    // both packed fragments — the peak beside the dK/dV accumulators stays lower.
-    float st[kSt];
+    // S^T and dP^T issued back to back (two commit groups): p is computed from S^T while dP^T
+    // is still on the tensor cores.
+    float st[kSt], dpt[kSt];
 #pragma unroll
     for (int i = 0; i < kSt; ++i) {
-      st[i] = 0.0f;
+      st[i] = dpt[i] = 0.0f;
       gpu::fence_operand(st[i]);
+      gpu::fence_operand(dpt[i]);
     }
     gpu::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcBwdRows>(st, dKa + KT::k_step(kk), dQk + QT::k_step(kk), kk > 0);
     gpu::wgmma_commit();
-    gpu::wgmma_wait<0>();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk)
+      gpu::wgmma_ss<kFmt, kTcBwdRows>(dpt, dVa + KT::k_step(kk), dDok + QT::k_step(kk), kk > 0);
+    gpu::wgmma_commit();
+    gpu::wgmma_wait<1>();  // S^T has landed
 #pragma unroll
     for (int i = 0; i < kSt; ++i) gpu::fence_operand(st[i]);
     // p: fragment row = key, fragment column = query row of the tile; +0 for non-members.
@@ -237,18 +247,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     for (int kk = 0; kk < kTcBwdGroups; ++kk)
 #pragma unroll
       for (int j = 0; j < 4; ++j) pa[kk][j] = gpu::pack2<kFmt>(st[8 * kk + 2 * j], st[8 * kk + 2 * j + 1]);
-    float dpt[kSt];
-#pragma unroll
-    for (int i = 0; i < kSt; ++i) {
-      dpt[i] = 0.0f;
-      gpu::fence_operand(dpt[i]);
-    }
-    gpu::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk)
-      gpu::wgmma_ss<kFmt, kTcBwdRows>(dpt, dVa + KT::k_step(kk), dDok + QT::k_step(kk), kk > 0);
-    gpu::wgmma_commit();
-    gpu::wgmma_wait<0>();
+    gpu::wgmma_wait<0>();  // dP^T has landed
 #pragma unroll
     for (int i = 0; i < kSt; ++i) gpu::fence_operand(dpt[i]);
     // ds = p (dp - delta) (p = +0 for non-members gives ds = +0 x finite: selected to +0 anyway).
@@ -268,16 +267,18 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       for (int j = 0; j < 4; ++j) da[kk][j] = gpu::pack2<kFmt>(dpt[8 * kk + 2 * j], dpt[8 * kk + 2 * j + 1]);
     // dS^ to shared memory as [query row][key] (core matrices, K = keys): element
     // 8kk + 2j + e is query row 16kk + 8 (j/2) + 2 quad + e, key acc_key(2j).
+    if constexpr (kWithDq) {
 #pragma unroll
-    for (int kk = 0; kk < kTcBwdGroups; ++kk)
+      for (int kk = 0; kk < kTcBwdGroups; ++kk)
 #pragma unroll
-      for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < 4; ++j)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int r = 16 * kk + 8 * (j / 2) + 2 * quad + e, k = acc_key(2 * j);
-          const int off = DsT::offset(r, k / 8) + (k % 8) * 2;
-          *reinterpret_cast<std::uint16_t*>(sDs + off) = static_cast<std::uint16_t>(da[kk][j] >> (16 * e));
-        }
+          for (int e = 0; e < 2; ++e) {
+            const int r = 16 * kk + 8 * (j / 2) + 2 * quad + e, k = acc_key(2 * j);
+            const int off = DsT::offset(r, k / 8) + (k % 8) * 2;
+            *reinterpret_cast<std::uint16_t*>(sDs + off) = static_cast<std::uint16_t>(da[kk][j] >> (16 * e));
+          }
+    }
 
     // §6 dV += P^^T dO, dK += dS^^T Q: the visited row groups only, scale-d = 1.
     const std::uint64_t dDon = gpu::smem_descriptor_sw128(sDo(buf), QT::kPanelBytes, QT::kAtomBytes);
@@ -313,7 +314,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       constexpr_dispatch<kTcBwdGroups>(kk_hi, [&](auto hi_c) { groups(lo_c, hi_c); });
     });
     gpu::fence_proxy_async_shared();  // dS^ (st.shared) before wgmma reads it
-    gpu::block_barrier();             // ... from both warpgroups
+    gpu::block_barrier();             // ... from both warpgroups (and both are done with Q, dO, lse, delta)
+    if constexpr (!kWithDq) continue;
 
     // §5.3 the block's dq partial: a fresh chain over its 8 k16 key groups.
     float dqp[kDq];

@@ -2,9 +2,13 @@
 // sm90-tensor-core policy: the shared pipeline (attention_launch_bwd_pipeline.cuh:
 // delta, fold and dq's finish with the zero rule) around the main kernel
 // (attention_tc_bwd_kernel.cuh: key blocks of 128, dK/dV accumulators, dq's
-// ordered partials). No floating-point atomics. Compiled for sm_90a only.
+// ordered partials) — or, two-pass (kTcBwdTwoPass, the default), that kernel
+// for dK/dV only and the dq pass (attention_tc_bwd_dq_kernel.cuh: query tiles
+// of 128, key blocks in order inside the block). The same bits either way. No
+// floating-point atomics. Compiled for sm_90a only.
 #include "attention_launch.hpp"
 #include "attention_launch_bwd_pipeline.cuh"
+#include "attention_tc_bwd_dq_kernel.cuh"
 #include "attention_tc_bwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
@@ -13,15 +17,25 @@ namespace {
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
   return launch_backward_pipeline<D, In, OutO, Grad, true>(p, stream, [&](cudaStream_t s) {
-    auto main_kernel = attention_tc_bwd_kernel<D, L, In>;
+    auto main_kernel = attention_tc_bwd_kernel<D, L, In, !kTcBwdTwoPass>;
     constexpr int kBytes = TcBwdLayout<D>::kBytes;
     cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
     if (e != cudaSuccess) return e;
-    // One block per (key block of 128, head, sequence), in ticket order.
+    // One block per (key block of 128, head, sequence): in ticket order when it hands dq on.
     const std::int64_t blocks =
         static_cast<std::int64_t>((p.max_seqlen_k + kTcKeys - 1) / kTcKeys) * p.hq * p.num_seqs;
     if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
     main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, s>>>(p);
+    if ((e = cudaGetLastError()) != cudaSuccess || !kTcBwdTwoPass) return e;
+    // The dq pass: the forward's grid (query tiles of 128 positions, heaviest first; one more
+    // tile than max_seqlen_q needs, for sequences whose first row is not a tile's first).
+    auto dq_kernel = attention_tc_bwd_dq_kernel<D, L, In>;
+    constexpr int kDqBytes = TcDqLayout<D>::kBytes;
+    if ((e = cudaFuncSetAttribute(dq_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kDqBytes)) != cudaSuccess)
+      return e;
+    const dim3 grid(static_cast<unsigned>((p.max_seqlen_q + kTcRows - 1) / kTcRows + 1), static_cast<unsigned>(p.hq),
+                    static_cast<unsigned>(p.num_seqs));
+    dq_kernel<<<grid, kTcFwdThreads, kDqBytes, s>>>(p);
     return cudaGetLastError();
   });
 }
