@@ -49,12 +49,15 @@ struct TcBwdLayout {
   using KTile = TcSwTile<D, kTcKeys>;         // K, V [128 keys x D]
   using QTile = TcSwTile<D, kTcBwdRows>;      // Q, dO [64 rows x D]
   using DsTile = TcSwTile<kTcKeys, kTcBwdRows>;  // dS^ [64 query rows x 128 keys], K-major for dQ's A (K = keys)
-  static constexpr int kK = 0, kV = kK + KTile::kBytes, kQ0 = kV + KTile::kBytes, kDo0 = kQ0 + QTile::kBytes,
-                       kQ1 = kDo0 + QTile::kBytes, kDo1 = kQ1 + QTile::kBytes, kDs = kDo1 + QTile::kBytes,
-                       kLse = kDs + DsTile::kBytes, kDelta = kLse + kTcBwdRows * 4, kTicket = kDelta + kTcBwdRows * 4,
+  // Query tile u's Q, dO, lse and delta in stage (u - u_first) % kQStages: tile u + 2 is copied
+  // while u computes, and one block barrier per tile orders every reuse (the loop says why).
+  static constexpr int kQStages = 3;
+  static constexpr int kK = 0, kV = kK + KTile::kBytes, kQ0 = kV + KTile::kBytes, kQStageBytes = 2 * QTile::kBytes,
+                       kDs = kQ0 + kQStages * kQStageBytes, kLse = kDs + DsTile::kBytes,
+                       kDelta = kLse + kQStages * kTcBwdRows * 4, kTicket = kDelta + kQStages * kTcBwdRows * 4,
                        kAlign = 1024, kBytes = kTicket + 16 + kAlign;
   static_assert(kDs % 1024 == 0 && kQ0 % 1024 == 0 && QTile::kBytes % 1024 == 0, "swizzled tiles start 1024-aligned");
-  static_assert(kBytes <= 227 * 1024, "K, V, two Q/dO stages and dS fit an H200 block's shared memory");
+  static_assert(kBytes <= 227 * 1024, "K, V, three Q/dO stages and dS fit an sm_90 block's shared memory");
 };
 
 // The flag of position tile `tile` (counted from the sequence's first) at
@@ -148,8 +151,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   const int u_first = floor_div(a_first, kTcBwdRows), u_last = seq.lq > 0 ? floor_div(a_last, kTcBwdRows) : u_first - 1;
   const int u_seq0 = floor_div(a0, kTcBwdRows);
 
-  auto sQ = [&](int buf) { return smem + (buf ? Bl::kQ1 : Bl::kQ0); };
-  auto sDo = [&](int buf) { return smem + (buf ? Bl::kDo1 : Bl::kDo0); };
+  auto sQ = [&](int buf) { return smem + Bl::kQ0 + buf * Bl::kQStageBytes; };
+  auto sDo = [&](int buf) { return smem + Bl::kQ0 + buf * Bl::kQStageBytes + Bl::QTile::kBytes; };
   auto stage_q = [&](int u, int buf) {
     const int qi0 = u * kTcBwdRows - a0;
     const int first = gpu::max_int(0, -qi0), end = gpu::min_int(kTcBwdRows, seq.lq - qi0);
@@ -157,6 +160,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     tc_stage_tile_sw<D, kTcBwdRows>(sDo(buf), p.dout, p.dout_stride, seq.q0 + qi0, first, end, h);
   };
   if (u_first <= u_last) stage_q(u_first, 0);
+  gpu::copy_async_commit();
+  if (u_first + 1 <= u_last) stage_q(u_first + 1, 1);
   gpu::copy_async_commit();
 
   // Descriptors. K-major operands (k16 step: +256 B): K, V rows of this
@@ -177,20 +182,30 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   constexpr std::uint64_t kStepRows = KT::kKeyStep;  // 16 rows of an MN-major operand (any tile: 16 x 128 B)
   static_assert(KT::kKeyStep == QT::kKeyStep, "one row step for every MN-major tile");
 
+  // One block barrier per tile (the one-pass form adds its dS^ and flag barriers), after which:
+  //   - every thread's copies of tile u and its lse, delta are visible to every thread;
+  //   - every thread has finished tile u - 1 (its wgmmas waited for), so stage (u + 2) % 3 —
+  //     tile u - 1's — may be refilled, which is why tile u + 2's copies are issued after it;
+  //   - lse, delta of tile u were written into slot u % 3 before it, whose last reader, tile
+  //     u - 3, every thread finished before the barrier of tile u - 2.
+  // cp.async groups: K/V, tile u_first, tile u_first + 1, then one per tile (tile u + 2, maybe
+  // empty): at tile u the newest is tile u + 1's, so wait_group 1 has tile u's.
   for (int u = u_first; u <= u_last; ++u) {
-    const int buf = (u - u_first) & 1;
-    if (u < u_last) stage_q(u + 1, buf ^ 1);
-    gpu::copy_async_commit();
+    const int buf = (u - u_first) % Bl::kQStages;
+    float* lse_t = sLse + buf * kTcBwdRows;
+    float* delta_t = sDelta + buf * kTcBwdRows;
     const int qi0 = u * kTcBwdRows - a0;  // the sequence row of tile row 0
     if (tid < kTcBwdRows) {
       const int i = qi0 + tid;
       const bool ok = i >= 0 && i < seq.lq;
-      sLse[tid] = ok ? p.lse[(seq.q0 + i) * p.hq + h] : 0.0f;
-      sDelta[tid] = ok ? p.delta[(seq.q0 + i) * p.hq + h] : 0.0f;
+      lse_t[tid] = ok ? p.lse[(seq.q0 + i) * p.hq + h] : 0.0f;
+      delta_t[tid] = ok ? p.delta[(seq.q0 + i) * p.hq + h] : 0.0f;
     }
     gpu::copy_async_wait<1>();  // K, V and this tile's Q, dO have landed for this thread
     gpu::fence_proxy_async_shared();
     gpu::block_barrier();
+    if (u + 2 <= u_last) stage_q(u + 2, (buf + 2) % Bl::kQStages);
+    gpu::copy_async_commit();
 
     // §5.2 s and dp: fresh chains over d.
     const std::uint64_t dQk = gpu::smem_descriptor_sw128(sQ(buf), QT::kPanelBytes, QT::kAtomBytes);
@@ -235,7 +250,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
 #pragma unroll
       for (int i = 0; i < kSt; ++i) {
         const int col = 8 * (i / 4) + 2 * quad + i % 2;
-        const float t = sub_rn(mul_rn(st[i], p.scale), sLse[col]);
+        const float t = sub_rn(mul_rn(st[i], p.scale), lse_t[col]);
         st[i] = L::exp(member(masked, i) ? t : fp::from_bits(0xff800000u));
       }
     };
@@ -255,7 +270,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
 #pragma unroll
       for (int i = 0; i < kSt; ++i) {
         const int col = 8 * (i / 4) + 2 * quad + i % 2;
-        const float ds = mul_rn(st[i], sub_rn(dpt[i], sDelta[col]));
+        const float ds = mul_rn(st[i], sub_rn(dpt[i], delta_t[col]));
         dpt[i] = member(masked, i) ? ds : 0.0f;
       }
     };
@@ -313,49 +328,52 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     constexpr_dispatch<kTcBwdGroups>(kk_lo, [&](auto lo_c) {
       constexpr_dispatch<kTcBwdGroups>(kk_hi, [&](auto hi_c) { groups(lo_c, hi_c); });
     });
-    gpu::fence_proxy_async_shared();  // dS^ (st.shared) before wgmma reads it
-    gpu::block_barrier();             // ... from both warpgroups (and both are done with Q, dO, lse, delta)
-    if constexpr (!kWithDq) continue;
+    // The one-pass form: dS^ to the dQ GEMM, the partial handed on (the dK/dV pass stops here;
+    // the next tile's barrier orders every reuse).
+    if constexpr (kWithDq) {
+      gpu::fence_proxy_async_shared();  // dS^ (st.shared) before wgmma reads it
+      gpu::block_barrier();             // ... from both warpgroups
 
-    // §5.3 the block's dq partial: a fresh chain over its 8 k16 key groups.
-    float dqp[kDq];
+      // §5.3 the block's dq partial: a fresh chain over its 8 k16 key groups.
+      float dqp[kDq];
 #pragma unroll
-    for (int i = 0; i < kDq; ++i) {
-      dqp[i] = 0.0f;
-      gpu::fence_operand(dqp[i]);
-    }
-    gpu::wgmma_fence();
+      for (int i = 0; i < kDq; ++i) {
+        dqp[i] = 0.0f;
+        gpu::fence_operand(dqp[i]);
+      }
+      gpu::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kTcKeys / 16; ++kk)
-      gpu::wgmma_ss<kFmt, kDqN, 1>(dqp, dDsA + DsT::k_step(kk), dKn + kk * kStepRows, kk > 0);
-    gpu::wgmma_commit();
-    gpu::wgmma_wait<0>();
+      for (int kk = 0; kk < kTcKeys / 16; ++kk)
+        gpu::wgmma_ss<kFmt, kDqN, 1>(dqp, dDsA + DsT::k_step(kk), dKn + kk * kStepRows, kk > 0);
+      gpu::wgmma_commit();
+      gpu::wgmma_wait<0>();
 #pragma unroll
-    for (int i = 0; i < kDq; ++i) gpu::fence_operand(dqp[i]);
+      for (int i = 0; i < kDq; ++i) gpu::fence_operand(dqp[i]);
 
-    // dq_acc = add(dq_acc, partial) for the rows that visit this block, key blocks in order.
-    int* flag = tc_dq_flag(p, seq.q0, u - u_seq0, h);
-    if (tid == 0) {
-      while (gpu::load_acquire_agent(flag) < kb) {
+      // dq_acc = add(dq_acc, partial) for the rows that visit this block, key blocks in order.
+      int* flag = tc_dq_flag(p, seq.q0, u - u_seq0, h);
+      if (tid == 0) {
+        while (gpu::load_acquire_agent(flag) < kb) {
+        }
       }
-    }
-    gpu::block_barrier();
+      gpu::block_barrier();
 #pragma unroll
-    for (int rr = 0; rr < 2; ++rr) {  // the thread's two query rows of the tile
-      const int qi = qi0 + warp * 16 + lane / 4 + 8 * rr;
-      if (!(qi >= 0 && qi < seq.lq && dense_list_length(qi, seq.lq, seq.lk, p.causal) > key0)) continue;
-      float* row = p.dq_accum + ((seq.q0 + qi) * p.hq + h) * D + wg * kDqN + 2 * quad;
+      for (int rr = 0; rr < 2; ++rr) {  // the thread's two query rows of the tile
+        const int qi = qi0 + warp * 16 + lane / 4 + 8 * rr;
+        if (!(qi >= 0 && qi < seq.lq && dense_list_length(qi, seq.lq, seq.lk, p.causal) > key0)) continue;
+        float* row = p.dq_accum + ((seq.q0 + qi) * p.hq + h) * D + wg * kDqN + 2 * quad;
 #pragma unroll
-      for (int i = 0; i < kDq; i += 2) {
-        if ((i / 2) % 2 != rr) continue;
-        float x, y;
-        gpu::load_coherent2(row + 8 * (i / 4), x, y);
-        gpu::store_coherent2(row + 8 * (i / 4), add_rn(x, dqp[i]), add_rn(y, dqp[i + 1]));
+        for (int i = 0; i < kDq; i += 2) {
+          if ((i / 2) % 2 != rr) continue;
+          float x, y;
+          gpu::load_coherent2(row + 8 * (i / 4), x, y);
+          gpu::store_coherent2(row + 8 * (i / 4), add_rn(x, dqp[i]), add_rn(y, dqp[i + 1]));
+        }
       }
+      gpu::fence_agent();
+      gpu::block_barrier();  // every thread's part is stored and fenced; dS^, Q, dO of this tile are consumed
+      if (tid == 0) gpu::store_release_agent(flag, kb + 1);
     }
-    gpu::fence_agent();
-    gpu::block_barrier();  // every thread's part is stored and fenced; dS^, Q, dO of this tile are consumed
-    if (tid == 0) gpu::store_release_agent(flag, kb + 1);
   }
   gpu::copy_async_wait<0>();  // no copy outlives the block
 
