@@ -24,6 +24,10 @@
 //                                 each warpgroup D/2 of the columns
 //   dq_acc = add(dq_acc, partial) for the rows that visit the block, behind
 //                                 the tile's flag: key blocks in ascending order
+// The last two steps are the one-pass form (kWithDq). The launcher's default
+// is two passes: this kernel with kWithDq = false (dK/dV only; blocks
+// independent) and attention_tc_bwd_dq_kernel.cuh for dq (§14). Q, dO, lse and
+// delta come in three stages, one block barrier per tile ordering every reuse.
 // At the end the per-head dK/dV accumulators go to the fp32 workspace; the
 // head fold and dq's finish (fma-chain's kernels with kZeroRule) write z(...)
 // (§7's zero rule) rounded once.
