@@ -100,28 +100,14 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
   auto sK = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes; };
   auto sV = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes + Tile::kBytes; };
   auto bar = [&](int offset, int st) { return reinterpret_cast<std::uint64_t*>(smem + offset + 8 * st); };
-  if (tid == 0) {
-    for (int st = 0; st < Ly::kStages; ++st) {
-      gpu::mbarrier_init(bar(Ly::kFull, st), kTcProducerThreads);
-      gpu::mbarrier_init(bar(Ly::kEmpty, st), kTcThreads / 32);
-    }
-    gpu::mbarrier_init(bar(Ly::kQFull, 0), kTcThreads);
-    gpu::fence_mbarrier_init();
-  }
+  if (tid == 0) tc_init_stage_barriers<Ly::kStages>(bar(Ly::kFull, 0), bar(Ly::kEmpty, 0), bar(Ly::kQFull, 0));
   gpu::block_barrier();  // the last block-wide barrier: the roles part here
 
-  // The producer: K, V of block b into stage b % 2 once every consumer warp is done with block
-  // b - 2 there, announced on full when the copies land.
+  // The producer: K, V of block b into stage b % 2 (the forward's tc_produce_kv).
   if (wg == kTcWarpgroups) {
     gpu::setmaxnreg_dec<kTcDqProducerRegs>();
-    for (int b = 0; b < blocks; ++b) {
-      const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
-      if (b >= Ly::kStages) gpu::mbarrier_wait(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
-      tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-      tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-      gpu::copy_async_mbarrier_arrive(bar(Ly::kFull, st));
-    }
-    gpu::copy_async_wait<0>();
+    tc_produce_kv<D, Ly::kStages>(p, seq, g, blocks, smem + Ly::kStage0, Ly::kStageBytes, bar(Ly::kFull, 0),
+                                  bar(Ly::kEmpty, 0));
     return;
   }
   gpu::setmaxnreg_inc<kTcDqConsumerRegs>();

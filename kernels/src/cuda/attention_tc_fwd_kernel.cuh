@@ -159,6 +159,39 @@ SAMEBITS_DEVICE_FUNC char* align_shared_1024(char* p) {
   return p + ((1024u - (gpu::shared_address(p) & 1023u)) & 1023u);
 }
 
+// The kernels with a producer warpgroup (the forward, the backward's dq pass): their stage
+// barriers — full[st] (each producer thread's copies of stage st landed), empty[st] (each
+// consumer warp is done reading it), q_full (each consumer thread's copies of the query tile
+// landed) — set up by thread 0 before the block's one barrier.
+template <int kStages>
+SAMEBITS_DEVICE_FUNC void tc_init_stage_barriers(std::uint64_t* full, std::uint64_t* empty, std::uint64_t* q_full) {
+  for (int st = 0; st < kStages; ++st) {
+    gpu::mbarrier_init(full + st, kTcProducerThreads);
+    gpu::mbarrier_init(empty + st, kTcThreads / 32);
+  }
+  gpu::mbarrier_init(q_full, kTcThreads);
+  gpu::fence_mbarrier_init();
+}
+
+// The producer's loop: K, V of key block b (rows past the sequence's end zero-filled, §11.1)
+// into stage b % kStages once every consumer warp is done with block b - kStages there (its
+// empty phase b / kStages - 1), announced on full when the copies land. P: ForwardParams or
+// BackwardParams (k, v and their strides).
+template <int D, int kStages, class P>
+SAMEBITS_DEVICE_FUNC void tc_produce_kv(const P& p, const Sequence& seq, int g, int blocks, char* stage0, int stage_bytes,
+                                        std::uint64_t* full, std::uint64_t* empty) {
+  using Tile = TcSwTile<D, kTcKeys>;
+  for (int b = 0; b < blocks; ++b) {
+    const int st = b % kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
+    if (b >= kStages) gpu::mbarrier_wait(empty + st, (b / kStages - 1) & 1);
+    char* k_dst = stage0 + st * stage_bytes;
+    tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(k_dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(k_dst + Tile::kBytes, p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    gpu::copy_async_mbarrier_arrive(full + st);
+  }
+  gpu::copy_async_wait<0>();  // no copy outlives the thread
+}
+
 #ifndef SAMEBITS_TC_V_STRIDES_SWAPPED
 #define SAMEBITS_TC_V_STRIDES_SWAPPED 0  // device experiment: the other reading of LBO/SBO for N-major B
 #endif
@@ -202,28 +235,14 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
   auto sK = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes; };
   auto sV = [&](int st) { return smem + Ly::kStage0 + st * Ly::kStageBytes + Tile::kBytes; };
   auto bar = [&](int offset, int st) { return reinterpret_cast<std::uint64_t*>(smem + offset + 8 * st); };
-  if (tid == 0) {
-    for (int st = 0; st < Ly::kStages; ++st) {
-      gpu::mbarrier_init(bar(Ly::kFull, st), kTcProducerThreads);  // each producer thread's copies
-      gpu::mbarrier_init(bar(Ly::kEmpty, st), kTcThreads / 32);  // each consumer warp
-    }
-    gpu::mbarrier_init(bar(Ly::kQFull, 0), kTcThreads);
-    gpu::fence_mbarrier_init();
-  }
+  if (tid == 0) tc_init_stage_barriers<Ly::kStages>(bar(Ly::kFull, 0), bar(Ly::kEmpty, 0), bar(Ly::kQFull, 0));
   gpu::block_barrier();  // the last block-wide barrier: the roles part here
 
-  // The producer: K, V of block b into stage b % 3 once every consumer warp is done with block
-  // b - 3 there (its empty phase b / 3 - 1), announced on full when the copies land.
+  // The producer: K, V of block b into stage b % 3 (tc_produce_kv).
   if (wg == kTcWarpgroups) {
     gpu::setmaxnreg_dec<kTcProducerRegs>();
-    for (int b = 0; b < blocks; ++b) {
-      const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
-      if (b >= Ly::kStages) gpu::mbarrier_wait(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
-      tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(sK(st), p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-      tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(sV(st), p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-      gpu::copy_async_mbarrier_arrive(bar(Ly::kFull, st));
-    }
-    gpu::copy_async_wait<0>();  // no copy outlives the thread
+    tc_produce_kv<D, Ly::kStages>(p, seq, g, blocks, smem + Ly::kStage0, Ly::kStageBytes, bar(Ly::kFull, 0),
+                                  bar(Ly::kEmpty, 0));
     return;
   }
   gpu::setmaxnreg_inc<kTcConsumerRegs>();
