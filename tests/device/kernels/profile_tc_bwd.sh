@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# ncu on the tensor-core backward's two passes at S = 4096 (Qwen3-8B shapes, causal, bf16, nvcc
+# libm), through libsamebits_kernels.so of a carried check bundle (v/NAME, as ab_variants.sh
+# extracts it), results under $OUT/r/profile_NAME (packed into $OUT/results.tgz):
+#   bash tests/device/kernels/profile_tc_bwd.sh NAME
+#   details.txt        SpeedOfLight, WarpStateStats, SchedulerStats, Occupancy, InstructionStats and the
+#                      tensor pipe's activity of both passes (ncu runs the SM at its base clock)
+#   src_dkdv.csv.gz    the dK/dV pass per SASS instruction: executed count and stall samples by reason
+#   src_dq.csv.gz      the same for the dq pass
+#   stalls_*.txt       tests/device/kernels/stall_summary.py of each
+set -u
+[ $# -eq 1 ] || { echo "usage: profile_tc_bwd.sh NAME (v/NAME/libsamebits_kernels.so)" >&2; exit 2; }
+lib=v/$1/libsamebits_kernels.so
+[ -e "$lib" ] || { mkdir -p "v/$1" && tar xJf ".devcarry/$1-check.tar.xz" -C "v/$1"; }
+[ -e "$lib" ] || { echo "no $lib" >&2; exit 2; }
+R=${OUT:-/tmp/out}/r
+P=$R/profile_$1
+mkdir -p "$P"
+pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }
+drive=(python3 tests/device/kernels/torch_compare.py "$lib" /tmp/tt --policy sm90-tensor-core --seqlens 4096
+  --accuracy-seqlens 0 --reps 1 --no-verify)
+timeout 200 ncu --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
+  --section InstructionStats --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+  -k regex:"attention_tc_bwd_(kernel|dq_kernel)" --launch-count 2 "${drive[@]}" > "$P/details.txt" 2>&1
+echo "details: rc=$?"
+grep -E "attention_tc_bwd|Duration|Issue Slots Busy|Eligible Warps|hmma" "$P/details.txt" | head -20
+pack
+for k in "dkdv:attention_tc_bwd_kernel" "dq:attention_tc_bwd_dq_kernel"; do
+  n=${k%%:*} re=${k#*:}
+  timeout 200 ncu --section WarpStateStats --section SourceCounters -k regex:"$re" --launch-count 1 \
+    --page source --csv --print-source sass "${drive[@]}" > "$P/src_$n.csv" 2> "$P/src_$n.err"
+  echo "source $n: rc=$?"
+  python3 tests/device/kernels/stall_summary.py "$P/src_$n.csv" --top 25 > "$P/stalls_$n.txt" 2>&1
+  head -40 "$P/stalls_$n.txt"
+  gzip -9f "$P/src_$n.csv"
+  pack
+done
