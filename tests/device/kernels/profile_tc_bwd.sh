@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ncu on the tensor-core backward's two passes at S = 4096 (Qwen3-8B shapes, causal, bf16, nvcc
-# libm), through libsamebits_kernels.so of a carried check bundle (v/NAME, as ab_variants.sh
-# extracts it), results under $OUT/r/profile_NAME (packed into $OUT/results.tgz):
+# libm), driven by the bench of a carried check bundle's attention_tc_check (v/NAME, as
+# ab_variants.sh extracts it), results under $OUT/r/profile_NAME (packed into $OUT/results.tgz):
 #   bash tests/device/kernels/profile_tc_bwd.sh NAME
 #   details.txt        SpeedOfLight, WarpStateStats, SchedulerStats, Occupancy, InstructionStats and the
 #                      tensor pipe's activity of both passes (ncu runs the SM at its base clock)
@@ -9,16 +9,15 @@
 #   src_dq.csv.gz      the same for the dq pass
 #   stalls_*.txt       tests/device/kernels/stall_summary.py of each
 set -u
-[ $# -eq 1 ] || { echo "usage: profile_tc_bwd.sh NAME (v/NAME/libsamebits_kernels.so)" >&2; exit 2; }
-lib=v/$1/libsamebits_kernels.so
-[ -e "$lib" ] || { mkdir -p "v/$1" && tar xJf ".devcarry/$1-check.tar.xz" -C "v/$1"; }
-[ -e "$lib" ] || { echo "no $lib" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: profile_tc_bwd.sh NAME (v/NAME/attention_tc_check)" >&2; exit 2; }
+bin=v/$1/attention_tc_check
+[ -e "$bin" ] || { mkdir -p "v/$1" && tar xJf ".devcarry/$1-check.tar.xz" -C "v/$1"; }
+[ -e "$bin" ] || { echo "no $bin" >&2; exit 2; }
 R=${OUT:-/tmp/out}/r
 P=$R/profile_$1
 mkdir -p "$P"
 pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }
-drive=(python3 tests/device/kernels/torch_compare.py "$lib" /tmp/tt --policy sm90-tensor-core --seqlens 4096
-  --accuracy-seqlens 0 --reps 1 --no-verify)
+drive=("$bin" --sections bench --bench-seqlens 4096 --bench-libms nvcc --bench-reps 1 --out /tmp/profile_bench)
 timeout 200 ncu --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
   --section InstructionStats --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
   -k regex:"attention_tc_bwd_(kernel|dq_kernel)" --launch-count 2 "${drive[@]}" > "$P/details.txt" 2>&1
