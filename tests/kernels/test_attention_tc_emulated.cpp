@@ -204,6 +204,7 @@ const Shape kOffset{{200}, {333}, true, 2, 2, "causal chunked prefill 200/333 (r
 // Five key blocks: the forward's three K/V stages wrap, and its two-blocks-per-trip loop ends on an odd block.
 const Shape kLong{{70, 40}, {600, 560}, false, 2, 1, "not causal 70/600, 40/560 (5 key blocks each)"};
 const Shape kLongCausal{{40}, {560}, true, 2, 2, "causal 40/560 (rows at positions 520..559: 5 key blocks)"};
+const Shape kCausal320{{320}, {320}, true, 2, 1, "causal 320 (key block 0 visits 5 query tiles)"};
 
 // ---- the backward ------------------------------------------------------------
 
@@ -444,6 +445,9 @@ TEST_CASE("tc backward emulated == reference: dq, dk, dv, accumulators", "[tc][e
   // dq pass's producer (the stage hand-over).
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal130, 17, emu::Order::starve_last_warpgroup);
   check_backward<128, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kLongCausal, 18, emu::Order::starve_last_warpgroup);
+  // Key blocks with 5 query tiles, the second warpgroup starved: the first runs ahead through the
+  // dK/dV pass's three stages as far as their hand-over lets it.
+  check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 19, emu::Order::starve_last_warpgroup);
 }
 
 TEST_CASE("tc backward emulated == reference: handed-on accumulators (context parallelism)", "[tc][emulated][backward]") {

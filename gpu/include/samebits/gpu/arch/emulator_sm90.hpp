@@ -107,7 +107,12 @@ inline void mbarrier_arrive(std::uint64_t* bar) {
   ++emu::current_block()->arrivals;
 }
 inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
-  // The phase of parity `parity` has completed once the current phase's parity differs.
+  // A wait is a point where the hardware may hold a thread while others run on, even when the
+  // phase has already completed: yield once (still runnable), so that a schedule such as
+  // Order::starve_last_warpgroup lets the other threads run ahead here — what a missing
+  // hand-over lets them overwrite. Then poll: the phase of parity `parity` has completed once
+  // the current phase's parity differs.
+  emu::yield(emu::Wait::none);
   while ((emu_detail::mbar_words(bar)[1] >> 31) == (parity & 1u)) emu::yield(emu::Wait::poll);
 }
 inline void copy_async_mbarrier_arrive(std::uint64_t* bar) { mbarrier_arrive(bar); }
@@ -156,6 +161,10 @@ inline void store_coherent2(float* p, float x, float y) {
 inline void copy_async_16_or_zero(void* smem_dst, const void* gmem_src, bool valid) {
   if (valid) std::memcpy(smem_dst, gmem_src, 16);
   else std::memset(smem_dst, 0, 16);
+}
+inline void copy_async_4_or_zero(void* smem_dst, const void* gmem_src, bool valid) {
+  if (valid) std::memcpy(smem_dst, gmem_src, 4);
+  else std::memset(smem_dst, 0, 4);
 }
 template <int N>
 inline void copy_async_wait() {}
