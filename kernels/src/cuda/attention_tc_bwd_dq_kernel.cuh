@@ -139,13 +139,13 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
 
     // Descriptors (TcSwTile): Q, dO as A and K, V rows of one half as B, K-major over d (k16 step
     // Tile::k_step); K as B of the partial, N-major (N = d, K = keys: the forward's V reading,
-    // k16 step kKeyStep). Stage st adds st * kStageBytes, half hf 64 rows (8 KiB: whole swizzle
-    // atoms) to the start address field (>> 4).
+    // k16 step kKeyStep) — the same descriptor as K's K-major one (LBO one panel, SBO 1024 B),
+    // the wgmma's transpose flag choosing the reading. Stage st adds st * kStageBytes, half hf
+    // 64 rows (8 KiB: whole swizzle atoms) to the start address field (>> 4).
     const std::uint64_t dQa = gpu::smem_descriptor_sw128(sQ + wg * kTcWgRows * 128, Tile::kPanelBytes, Tile::kAtomBytes);
     const std::uint64_t dDoa = gpu::smem_descriptor_sw128(sDo + wg * kTcWgRows * 128, Tile::kPanelBytes, Tile::kAtomBytes);
     const std::uint64_t dKb = gpu::smem_descriptor_sw128(sK(0), Tile::kPanelBytes, Tile::kAtomBytes);
     const std::uint64_t dVb = gpu::smem_descriptor_sw128(sV(0), Tile::kPanelBytes, Tile::kAtomBytes);
-    const std::uint64_t dKn = gpu::smem_descriptor_sw128(sK(0), Tile::kPanelBytes, Tile::kAtomBytes);
     constexpr std::uint64_t kStepStage = Ly::kStageBytes >> 4, kStepHalf = (kTcHalfKeys * 128) >> 4;
     const int n_first = dense_list_length(qi0 + q_first, seq.lq, seq.lk, p.causal);
 
@@ -223,7 +223,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
         gpu::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < kKk; ++kk)
-          gpu::wgmma_rs<kFmt, D, 1>(part, da[kk], dKn + stage + (hf * kKk + kk) * Tile::kKeyStep, (hf > 0 || kk > 0) ? 1 : 0);
+          gpu::wgmma_rs<kFmt, D, 1>(part, da[kk], dKb + stage + (hf * kKk + kk) * Tile::kKeyStep, (hf > 0 || kk > 0) ? 1 : 0);
         gpu::wgmma_commit();
         // The next half's S and dP are issued behind this; its wait<1> retires this group first,
         // and its wait<0> (before its dS^ is packed into da) every group that reads da.

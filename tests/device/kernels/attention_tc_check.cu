@@ -410,9 +410,12 @@ bool check_point(const Point& pt, const Options& opt) {
   CHECK_STATUS(sa::backward(r.bwd_params(), r.host()));
   CHECK_CUDA(cudaDeviceSynchronize());
   const Compare cdq = compare(r.dq, dq_want), cdk = compare(r.dk, dk_want), cdv = compare(r.dv, dv_want);
-  const bool ctl_g = control(r.dk, dk_want, dk_want.n ? static_cast<std::int64_t>(pick() % dk_want.n) : 0, cdk.mismatches);
+  // One control per output: dq comes from its own pass (the dq kernel), dk and dv from the other.
+  const bool ctl_dq = control(r.dq, dq_want, dq_want.n ? static_cast<std::int64_t>(pick() % dq_want.n) : 0, cdq.mismatches);
+  const bool ctl_dk = control(r.dk, dk_want, dk_want.n ? static_cast<std::int64_t>(pick() % dk_want.n) : 0, cdk.mismatches);
+  const bool ctl_dv = control(r.dv, dv_want, dv_want.n ? static_cast<std::int64_t>(pick() % dv_want.n) : 0, cdv.mismatches);
   const bool pass = co.mismatches == 0 && cl.mismatches == 0 && ctl_o && ctl_l && cdq.mismatches == 0 &&
-                    cdk.mismatches == 0 && cdv.mismatches == 0 && ctl_g;
+                    cdk.mismatches == 0 && cdv.mismatches == 0 && ctl_dq && ctl_dk && ctl_dv;
   // Where the point mismatches: the other zero rules, to say which one the kernel's bits follow.
   std::string others;
   if (!pass) {
@@ -441,14 +444,14 @@ bool check_point(const Point& pt, const Options& opt) {
                 "{\"section\":\"grid\",\"point\":\"%s\",\"fingerprint\":\"%s\",\"mismatch\":{\"o\":%lld,\"lse\":%lld,"
                 "\"dq\":%lld,\"dk\":%lld,\"dv\":%lld},"
                 "\"digest\":{\"o\":\"%s\",\"lse\":\"%s\",\"dq\":\"%s\",\"dk\":\"%s\",\"dv\":\"%s\"},"
-                "\"control\":{\"o\":%s,\"lse\":%s,\"dk\":%s}%s%s%s%s,\"ref_s\":%.2f,"
+                "\"control\":{\"o\":%s,\"lse\":%s,\"dq\":%s,\"dk\":%s,\"dv\":%s}%s%s%s%s,\"ref_s\":%.2f,"
                 "\"pass\":%s}",
                 pt.name().c_str(), sa::tc::fingerprint(pt.libm, sa::tc::kHardwareParams).c_str(),
                 static_cast<long long>(co.mismatches), static_cast<long long>(cl.mismatches),
                 static_cast<long long>(cdq.mismatches), static_cast<long long>(cdk.mismatches),
                 static_cast<long long>(cdv.mismatches), hex(co.digest).c_str(), hex(cl.digest).c_str(),
                 hex(cdq.digest).c_str(), hex(cdk.digest).c_str(), hex(cdv.digest).c_str(), ctl_o ? "true" : "false",
-                ctl_l ? "true" : "false", ctl_g ? "true" : "false", first,
+                ctl_l ? "true" : "false", ctl_dq ? "true" : "false", ctl_dk ? "true" : "false", ctl_dv ? "true" : "false", first,
                 others.empty() ? "" : ",\"mismatch_under_other_zero_rules\":{", others.c_str(), others.empty() ? "" : "}",
                 ref_s, pass ? "true" : "false");
   emit(line);
