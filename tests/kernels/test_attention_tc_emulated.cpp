@@ -446,7 +446,7 @@ TEST_CASE("tc backward emulated == reference: dq, dk, dv, accumulators", "[tc][e
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal130, 17, emu::Order::starve_last_warpgroup);
   check_backward<128, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kLongCausal, 18, emu::Order::starve_last_warpgroup);
   // Key blocks with 5 query tiles, the second warpgroup starved: the first runs ahead through the
-  // query stages as far as their hand-over lets it.
+  // dK/dV pass's three stages as far as their hand-over lets it.
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 19, emu::Order::starve_last_warpgroup);
 }
 

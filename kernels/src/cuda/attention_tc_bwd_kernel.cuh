@@ -59,7 +59,8 @@ struct TcBwdLayout {
   static constexpr int kK = 0, kV = kK + KTile::kBytes, kQ0 = kV + KTile::kBytes, kQStageBytes = 2 * QTile::kBytes,
                        kDs = kQ0 + kQStages * kQStageBytes, kLse = kDs + DsTile::kBytes,
                        kDelta = kLse + kQStages * kTcBwdRows * 4, kTicket = kDelta + kQStages * kTcBwdRows * 4,
-                       kAlign = 1024, kBytes = kTicket + 16 + kAlign;
+                       // the dK/dV pass's stage mbarriers: full[kQStages], empty[kQStages]
+                       kBars = kTicket + 16, kAlign = 1024, kBytes = kBars + 2 * kQStages * 8 + kAlign;
   static_assert(kDs % 1024 == 0 && kQ0 % 1024 == 0 && QTile::kBytes % 1024 == 0, "swizzled tiles start 1024-aligned");
   static_assert(kBytes <= 227 * 1024, "K, V, three Q/dO stages and dS fit an sm_90 block's shared memory");
 };
@@ -115,6 +116,21 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32, quad = lane % 4;
   const int valid_keys = gpu::min_int(kTcKeys, seq.lk - key0);
 
+  // The dK/dV pass hands the query stages over by mbarriers, not block barriers (the loop says
+  // how): full[st] completes when every thread's copies of the stage's tile have landed (K and V
+  // with the first), empty[st] when every warp is done reading it.
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + Bl::kBars);
+  std::uint64_t* empty = full + Bl::kQStages;
+  if constexpr (!kWithDq) {
+    if (tid == 0) {
+      for (int st = 0; st < Bl::kQStages; ++st) {
+        gpu::mbarrier_init(full + st, kTcThreads);
+        gpu::mbarrier_init(empty + st, kTcThreads / 32);
+      }
+      gpu::fence_mbarrier_init();
+    }
+    gpu::block_barrier();  // the barriers are initialized (the block's only barrier)
+  }
   tc_stage_tile_sw<D>(smem + Bl::kK, p.k, p.k_stride, seq.k0 + key0, 0, valid_keys, g);
   tc_stage_tile_sw<D>(smem + Bl::kV, p.v, p.v_stride, seq.k0 + key0, 0, valid_keys, g);
   gpu::copy_async_commit();
@@ -163,10 +179,29 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     tc_stage_tile_sw<D, kTcBwdRows>(sQ(buf), p.q, p.q_stride, seq.q0 + qi0, first, end, h);
     tc_stage_tile_sw<D, kTcBwdRows>(sDo(buf), p.dout, p.dout_stride, seq.q0 + qi0, first, end, h);
   };
-  if (u_first <= u_last) stage_q(u_first, 0);
-  gpu::copy_async_commit();
-  if (u_first + 1 <= u_last) stage_q(u_first + 1, 1);
-  gpu::copy_async_commit();
+  // The dK/dV pass copies lse and delta with Q and dO (4-byte cp.async, +0 outside the sequence).
+  auto stage_tile = [&](int u, int buf) {
+    stage_q(u, buf);
+    const int qi0 = u * kTcBwdRows - a0;
+    if (tid < 2 * kTcBwdRows) {
+      const int r = tid % kTcBwdRows, i = qi0 + r;
+      const bool ok = i >= 0 && i < seq.lq;
+      const float* src = tid < kTcBwdRows ? p.lse : p.delta;
+      float* dst = (tid < kTcBwdRows ? sLse : sDelta) + buf * kTcBwdRows + r;
+      gpu::copy_async_4_or_zero(dst, ok ? src + (seq.q0 + i) * p.hq + h : src, ok);
+    }
+  };
+  if constexpr (kWithDq) {
+    if (u_first <= u_last) stage_q(u_first, 0);
+    gpu::copy_async_commit();
+    if (u_first + 1 <= u_last) stage_q(u_first + 1, 1);
+    gpu::copy_async_commit();
+  } else {
+    for (int j = 0; j < 2 && u_first + j <= u_last; ++j) {
+      stage_tile(u_first + j, j);
+      gpu::copy_async_mbarrier_arrive(full + j);
+    }
+  }
 
   // Descriptors. K-major operands (k16 step: +256 B): K, V rows of this
   // warpgroup as A; Q, dO as B of S^T, dP^T; dS^ as A of dQ. N-major B
@@ -194,22 +229,32 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   //     u - 3, every thread finished before the barrier of tile u - 2.
   // cp.async groups: K/V, tile u_first, tile u_first + 1, then one per tile (tile u + 2, maybe
   // empty): at tile u the newest is tile u + 1's, so wait_group 1 has tile u's.
+  // The dK/dV pass instead: tile u waits for full[u % 3] (phase u / 3: every thread's copies of
+  // it, and of K and V); after the tile's last wgmma each warp arrives on empty[u % 3]; then
+  // each thread copies tile u + 2 into stage (u + 2) % 3 once every warp has arrived on its
+  // empty for tile u - 1 (phase (u - 1) / 3), and arrives on its full. The two warpgroups meet
+  // only there: one may run up to a tile ahead of the other.
   for (int u = u_first; u <= u_last; ++u) {
-    const int buf = (u - u_first) % Bl::kQStages;
+    const int j = u - u_first, buf = j % Bl::kQStages;
     float* lse_t = sLse + buf * kTcBwdRows;
     float* delta_t = sDelta + buf * kTcBwdRows;
     const int qi0 = u * kTcBwdRows - a0;  // the sequence row of tile row 0
-    if (tid < kTcBwdRows) {
-      const int i = qi0 + tid;
-      const bool ok = i >= 0 && i < seq.lq;
-      lse_t[tid] = ok ? p.lse[(seq.q0 + i) * p.hq + h] : 0.0f;
-      delta_t[tid] = ok ? p.delta[(seq.q0 + i) * p.hq + h] : 0.0f;
+    if constexpr (kWithDq) {
+      if (tid < kTcBwdRows) {
+        const int i = qi0 + tid;
+        const bool ok = i >= 0 && i < seq.lq;
+        lse_t[tid] = ok ? p.lse[(seq.q0 + i) * p.hq + h] : 0.0f;
+        delta_t[tid] = ok ? p.delta[(seq.q0 + i) * p.hq + h] : 0.0f;
+      }
+      gpu::copy_async_wait<1>();  // K, V and this tile's Q, dO have landed for this thread
+      gpu::fence_proxy_async_shared();
+      gpu::block_barrier();
+      if (u + 2 <= u_last) stage_q(u + 2, (buf + 2) % Bl::kQStages);
+      gpu::copy_async_commit();
+    } else {
+      gpu::mbarrier_wait(full + buf, (j / Bl::kQStages) & 1);
+      gpu::fence_proxy_async_shared();
     }
-    gpu::copy_async_wait<1>();  // K, V and this tile's Q, dO have landed for this thread
-    gpu::fence_proxy_async_shared();
-    gpu::block_barrier();
-    if (u + 2 <= u_last) stage_q(u + 2, (buf + 2) % Bl::kQStages);
-    gpu::copy_async_commit();
 
     // §5.2 s and dp: fresh chains over d.
     const std::uint64_t dQk = gpu::smem_descriptor_sw128(sQ(buf), QT::kPanelBytes, QT::kAtomBytes);
@@ -332,8 +377,17 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     constexpr_dispatch<kTcBwdGroups>(kk_lo, [&](auto lo_c) {
       constexpr_dispatch<kTcBwdGroups>(kk_hi, [&](auto hi_c) { groups(lo_c, hi_c); });
     });
-    // The one-pass form: dS^ to the dQ GEMM, the partial handed on (the dK/dV pass stops here;
-    // the next tile's barrier orders every reuse).
+    if constexpr (!kWithDq) {
+      if (lane == 0) gpu::mbarrier_arrive(empty + buf);  // this warp is done with tile u's stage
+      if (u + 2 <= u_last) {
+        const int next = (buf + 2) % Bl::kQStages;
+        if (j >= 1) gpu::mbarrier_wait(empty + next, ((j - 1) / Bl::kQStages) & 1);
+        stage_tile(u + 2, next);
+        gpu::copy_async_mbarrier_arrive(full + next);
+      }
+    }
+    // The one-pass form: dS^ to the dQ GEMM, the partial handed on (the next tile's barrier
+    // orders every reuse).
     if constexpr (kWithDq) {
       gpu::fence_proxy_async_shared();  // dS^ (st.shared) before wgmma reads it
       gpu::block_barrier();             // ... from both warpgroups

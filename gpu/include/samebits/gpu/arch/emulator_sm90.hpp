@@ -162,6 +162,10 @@ inline void copy_async_16_or_zero(void* smem_dst, const void* gmem_src, bool val
   if (valid) std::memcpy(smem_dst, gmem_src, 16);
   else std::memset(smem_dst, 0, 16);
 }
+inline void copy_async_4_or_zero(void* smem_dst, const void* gmem_src, bool valid) {
+  if (valid) std::memcpy(smem_dst, gmem_src, 4);
+  else std::memset(smem_dst, 0, 4);
+}
 template <int N>
 inline void copy_async_wait() {}
 

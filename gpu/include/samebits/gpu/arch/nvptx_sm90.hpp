@@ -123,6 +123,13 @@ __device__ __forceinline__ void copy_async_16_or_zero(void* smem_dst, const void
   const unsigned n = valid ? 16u : 0u;
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem_src), "r"(n) : "memory");
 }
+// 4 bytes (a float of lse or delta), or 4 zero bytes (src-size 0), as above; .ca: the only
+// cache mode cp.async has for copies under 16 bytes.
+__device__ __forceinline__ void copy_async_4_or_zero(void* smem_dst, const void* gmem_src, bool valid) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  const unsigned n = valid ? 4u : 0u;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem_src), "r"(n) : "memory");
+}
 template <int N>
 __device__ __forceinline__ void copy_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
