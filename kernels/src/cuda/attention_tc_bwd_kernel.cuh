@@ -53,16 +53,17 @@ struct TcBwdLayout {
   using KTile = TcSwTile<D, kTcKeys>;         // K, V [128 keys x D]
   using QTile = TcSwTile<D, kTcBwdRows>;      // Q, dO [64 rows x D]
   using DsTile = TcSwTile<kTcKeys, kTcBwdRows>;  // dS^ [64 query rows x 128 keys], K-major for dQ's A (K = keys)
-  // Query tile u's Q, dO, lse and delta in stage (u - u_first) % kQStages: tile u + 2 is copied
-  // while u computes, and one block barrier per tile orders every reuse (the loop says why).
-  static constexpr int kQStages = 3;
+  // Query tile u's Q, dO, lse and delta in stage (u - u_first) % kQStages. The dK/dV pass copies
+  // tile u + 3 while it finishes u and starts u + 1 (its loop says why 4 stages); the one-pass
+  // form copies u + 2, one block barrier per tile ordering every reuse.
+  static constexpr int kQStages = 4;
   static constexpr int kK = 0, kV = kK + KTile::kBytes, kQ0 = kV + KTile::kBytes, kQStageBytes = 2 * QTile::kBytes,
                        kDs = kQ0 + kQStages * kQStageBytes, kLse = kDs + DsTile::kBytes,
                        kDelta = kLse + kQStages * kTcBwdRows * 4, kTicket = kDelta + kQStages * kTcBwdRows * 4,
                        // the dK/dV pass's stage mbarriers: full[kQStages], empty[kQStages]
                        kBars = kTicket + 16, kAlign = 1024, kBytes = kBars + 2 * kQStages * 8 + kAlign;
   static_assert(kDs % 1024 == 0 && kQ0 % 1024 == 0 && QTile::kBytes % 1024 == 0, "swizzled tiles start 1024-aligned");
-  static_assert(kBytes <= 227 * 1024, "K, V, three Q/dO stages and dS fit an sm_90 block's shared memory");
+  static_assert(kBytes <= 227 * 1024, "K, V, four Q/dO stages and dS fit an sm_90 block's shared memory");
 };
 
 // The flag of position tile `tile` (counted from the sequence's first) at
@@ -203,7 +204,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     if (u_first + 1 <= u_last) stage_q(u_first + 1, 1);
     gpu::copy_async_commit();
   } else {
-    for (int j = 0; j < 2 && u_first + j <= u_last; ++j) {
+    for (int j = 0; j < Bl::kQStages - 1 && u_first + j <= u_last; ++j) {
       stage_tile(u_first + j, j);
       gpu::copy_async_mbarrier_arrive(full + j);
     }
@@ -334,12 +335,15 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     // dV, dK steps and its dP^T as soon as they have landed, so the tensor cores go from one
     // tile to the next while the warpgroup waits; p of u + 1 is computed under dP^T of u + 1.
     // Commit groups in issue order: ..., dKdV(u), S(u + 1), dP(u + 1), dKdV(u + 1), ...
-    // Stages by mbarriers, not block barriers: tile u waits for full[u % 3] (phase u / 3: every
+    // Stages by mbarriers, not block barriers: tile u waits for full[u % 4] (phase u / 4: every
     // thread's copies of it, and of K and V); once the warp's dV, dK steps of tile u have landed
-    // it arrives on empty[u % 3]; each thread then copies tile u + 2 into stage (u + 2) % 3 once
-    // every warp has arrived on that stage's empty for tile u - 1, and arrives on its full. The
-    // two warpgroups meet only there: one may run up to a tile ahead of the other. The last tile
-    // is peeled off (a compile-time `next`: no wgmma under a run-time condition, §18).
+    // it arrives on empty[u % 4]; each thread then copies tile u + 3 into stage (u + 3) % 4 once
+    // every warp has arrived on that stage's empty for tile u - 1, and arrives on its full. Tile
+    // u + 1 is waited for at the start of tile(u), so u + 3 is the copy a whole tile ahead of its
+    // use (with u + 2, 3 stages, the copies of u + 1 were issued just before it was waited for:
+    // 13 % of the stall samples on that wait, H100). The two warpgroups meet only at the empty
+    // waits: one may run up to two tiles ahead of the other. The last tile is peeled off (a
+    // compile-time `next`: no wgmma under a run-time condition, §18).
     auto wait_full = [&](int j) {
       gpu::mbarrier_wait(full + j % Bl::kQStages, (j / Bl::kQStages) & 1);
       gpu::fence_proxy_async_shared();
@@ -379,10 +383,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
         issue_dp((j + 1) % Bl::kQStages);
         s_dp_of(j + 1);
       }
-      if (u + 2 <= u_last) {
-        const int next = (buf + 2) % Bl::kQStages;
+      if (u + 3 <= u_last) {
+        const int next = (j + 3) % Bl::kQStages;  // tile u - 1's stage
         if (j >= 1) gpu::mbarrier_wait(empty + next, ((j - 1) / Bl::kQStages) & 1);
-        stage_tile(u + 2, next);
+        stage_tile(u + 3, next);
         gpu::copy_async_mbarrier_arrive(full + next);
       }
     };
