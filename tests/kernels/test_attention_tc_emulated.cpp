@@ -310,7 +310,9 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
   auto blocks_for = [](std::int64_t n) { return static_cast<unsigned>((n + ac::kThreads - 1) / ac::kThreads); };
   std::fill(flags.begin(), flags.end(), 0);
   if (tq > 0) {
-    std::fill(dq_acc.begin(), dq_acc.end(), 0.0f);
+    // The launcher clears dq's accumulators for the one-pass kernel only: the dq pass stores
+    // every valid row's, so a poisoned workspace must not show through (launch_backward_pipeline).
+    std::fill(dq_acc.begin(), dq_acc.end(), two_pass ? samebits::fp::from_bits(0x7fbadbadu) : 0.0f);
     emu::launch({blocks_for(rows_heads), 1, 1}, ac::kThreads, [&] { ac::attention_bwd_delta_kernel<D, In, OutO>(p); },
                 {}, order);
   }
