@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -309,7 +310,9 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
   auto blocks_for = [](std::int64_t n) { return static_cast<unsigned>((n + ac::kThreads - 1) / ac::kThreads); };
   std::fill(flags.begin(), flags.end(), 0);
   if (tq > 0) {
-    std::fill(dq_acc.begin(), dq_acc.end(), 0.0f);
+    // The launcher clears dq's accumulators for the one-pass kernel only: the dq pass stores
+    // every valid row's, so a poisoned workspace must not show through (launch_backward_pipeline).
+    std::fill(dq_acc.begin(), dq_acc.end(), two_pass ? samebits::fp::from_bits(0x7fbadbadu) : 0.0f);
     emu::launch({blocks_for(rows_heads), 1, 1}, ac::kThreads, [&] { ac::attention_bwd_delta_kernel<D, In, OutO>(p); },
                 {}, order);
   }
@@ -354,8 +357,9 @@ std::int64_t float_mismatches(const std::vector<float>& a, const std::vector<flo
 // Forward by the reference (o stored in OutO), then the backward both ways.
 template <int D, class L, DType In, DType OutO, DType Grad>
 void check_backward(const Shape& s, std::uint32_t seed, emu::Order order, bool handover = false,
-                    const sm90::Params* model = nullptr) {
+                    const sm90::Params* model = nullptr, void (*plant)(Case&) = nullptr) {
   Case c = make_case(s, D, In, seed);
+  if (plant) plant(c);
   c.p.mma = model_or_hw(model);
   emu_sm90::params = c.p.mma;
   std::vector<float> o(c.qf.size()), lse(static_cast<std::size_t>(c.p.rows() * c.p.hq));
@@ -448,6 +452,34 @@ TEST_CASE("tc backward emulated == reference: dq, dk, dv, accumulators", "[tc][e
   // Key blocks with 5 query tiles, the second warpgroup starved: the first runs ahead through the
   // dK/dV pass's three stages as far as their hand-over lets it.
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 19, emu::Order::starve_last_warpgroup);
+}
+
+// -inf in one element of K (key 5 of the first sequence, head group 0, column 3) and column 3
+// of Q +1 in every row: that key's score is -inf in every row of the sequence (p = +0, ds = +0,
+// its dK, dV finite), but 0 x -inf = NaN in a row outside the sequence (a zero row of Q). The
+// backward must still equal the reference: a row outside the sequence takes no part (p, ds =
+// +0 whatever S holds), so the zero rows of a tile that holds the sequence's last rows add +0
+// products, not NaN.
+void plant_minus_inf_key(Case& c) {
+  const int d = c.p.d;
+  const std::uint16_t one = c.in == DType::bf16 ? 0x3f80u : 0x3c00u, minus_inf = c.in == DType::bf16 ? 0xff80u : 0xfc00u;
+  for (std::size_t r = 0; r < c.q.size() / static_cast<std::size_t>(d); ++r) {
+    c.q[r * d + 3] = one;
+    c.qf[r * d + 3] = 1.0f;
+  }
+  const std::size_t i = static_cast<std::size_t>(5 * c.p.hkv * d + 3);
+  c.k[i] = minus_inf;
+  c.kf[i] = -std::numeric_limits<float>::infinity();
+}
+
+TEST_CASE("tc backward emulated == reference: a -inf score, tiles with rows outside the sequence",
+          "[tc][emulated][backward]") {
+  use_model();
+  // Not causal, 37 and 100 rows: each key block's last tile has rows outside the sequence and
+  // every row in it sees the whole block.
+  const Shape s{{37, 100}, {200, 130}, false, 2, 1, "not causal 37/200, 100/130, a -inf score"};
+  check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(s, 21, emu::Order::forward, false, nullptr,
+                                                                           plant_minus_inf_key);
 }
 
 TEST_CASE("tc backward emulated == reference: handed-on accumulators (context parallelism)", "[tc][emulated][backward]") {

@@ -1,7 +1,7 @@
 // kernels/src/cuda/attention_launch_bwd_pipeline.cuh — the backward's launch
 // sequence, shared by both policies' launchers (attention_launch_bwd.cu,
 // attention_tc_launch_bwd.cu), in stream order: clear dq's accumulators and
-// flags; delta (§5.1, the same kernel for both policies); the main kernel
+// flags (where the main kernels need it); delta (§5.1, the same kernel for both policies); the main kernel
 // (given: key blocks, dK/dV accumulators, dq's ordered chains); the head fold
 // into dk/dv; dq's rounding — the last two with the zero rule under
 // sm90-tensor-core (kZeroRule, attention-tc.md §7). No floating-point atomics.
@@ -15,17 +15,21 @@ namespace samebits::kernels::attention::cuda {
 
 inline unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-// launch_main(stream) launches the main kernel (only when total_k > 0).
-template <int D, DType In, DType OutO, DType Grad, bool kZeroRule, class LaunchMain>
+// launch_main(stream) launches the main kernel (only when total_k > 0). kMainWritesDq: the main
+// kernels store every valid row's dq accumulator (the two-pass tensor-core backward's dq pass)
+// and use no flags, so neither is cleared first — unless total_k = 0, when no main kernel runs
+// and dq's finish reads the cleared +0.
+template <int D, DType In, DType OutO, DType Grad, bool kZeroRule, bool kMainWritesDq = false, class LaunchMain>
 cudaError_t launch_backward_pipeline(const BackwardParams& p, cudaStream_t stream, LaunchMain&& launch_main) {
   cudaError_t e;
   const std::int64_t rows_heads = p.total_q * p.hq;
-  if ((e = cudaMemsetAsync(p.dq_flags, 0, static_cast<std::size_t>(rows_heads + 1) * sizeof(std::int32_t), stream)) !=
-      cudaSuccess)
+  const bool clear = !kMainWritesDq || p.total_k == 0;
+  if (clear && (e = cudaMemsetAsync(p.dq_flags, 0, static_cast<std::size_t>(rows_heads + 1) * sizeof(std::int32_t),
+                                    stream)) != cudaSuccess)
     return e;
   if (p.total_q > 0) {
-    if ((e = cudaMemsetAsync(p.dq_accum, 0, static_cast<std::size_t>(rows_heads) * D * sizeof(float), stream)) !=
-        cudaSuccess)
+    if (clear && (e = cudaMemsetAsync(p.dq_accum, 0, static_cast<std::size_t>(rows_heads) * D * sizeof(float),
+                                      stream)) != cudaSuccess)
       return e;
     attention_bwd_delta_kernel<D, In, OutO><<<blocks_for(rows_heads), kThreads, 0, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;

@@ -53,16 +53,17 @@ struct TcBwdLayout {
   using KTile = TcSwTile<D, kTcKeys>;         // K, V [128 keys x D]
   using QTile = TcSwTile<D, kTcBwdRows>;      // Q, dO [64 rows x D]
   using DsTile = TcSwTile<kTcKeys, kTcBwdRows>;  // dS^ [64 query rows x 128 keys], K-major for dQ's A (K = keys)
-  // Query tile u's Q, dO, lse and delta in stage (u - u_first) % kQStages: tile u + 2 is copied
-  // while u computes, and one block barrier per tile orders every reuse (the loop says why).
-  static constexpr int kQStages = 3;
+  // Query tile u's Q, dO, lse and delta in stage (u - u_first) % kQStages. The dK/dV pass copies
+  // tile u + 3 while it finishes u and starts u + 1 (its loop says why 4 stages); the one-pass
+  // form copies u + 2, one block barrier per tile ordering every reuse.
+  static constexpr int kQStages = 4;
   static constexpr int kK = 0, kV = kK + KTile::kBytes, kQ0 = kV + KTile::kBytes, kQStageBytes = 2 * QTile::kBytes,
                        kDs = kQ0 + kQStages * kQStageBytes, kLse = kDs + DsTile::kBytes,
                        kDelta = kLse + kQStages * kTcBwdRows * 4, kTicket = kDelta + kQStages * kTcBwdRows * 4,
                        // the dK/dV pass's stage mbarriers: full[kQStages], empty[kQStages]
                        kBars = kTicket + 16, kAlign = 1024, kBytes = kBars + 2 * kQStages * 8 + kAlign;
   static_assert(kDs % 1024 == 0 && kQ0 % 1024 == 0 && QTile::kBytes % 1024 == 0, "swizzled tiles start 1024-aligned");
-  static_assert(kBytes <= 227 * 1024, "K, V, three Q/dO stages and dS fit an sm_90 block's shared memory");
+  static_assert(kBytes <= 227 * 1024, "K, V, four Q/dO stages and dS fit an sm_90 block's shared memory");
 };
 
 // The flag of position tile `tile` (counted from the sequence's first) at
@@ -167,12 +168,18 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   const int a0 = seq.lk - seq.lq;
   const int a_first = p.causal ? gpu::max_int(a0, key0) : a0;  // the first row with a member here
   const int a_last = a0 + seq.lq - 1;
-  const int g_first = floor_div(a_first, tc::kRowGroup), g_last = floor_div(a_last, tc::kRowGroup);
   const int u_first = floor_div(a_first, kTcBwdRows), u_last = seq.lq > 0 ? floor_div(a_last, kTcBwdRows) : u_first - 1;
   const int u_seq0 = floor_div(a0, kTcBwdRows);
 
   auto sQ = [&](int buf) { return smem + Bl::kQ0 + buf * Bl::kQStageBytes; };
   auto sDo = [&](int buf) { return smem + Bl::kQ0 + buf * Bl::kQStageBytes + Bl::QTile::kBytes; };
+  // Tile u's Q, dO rows into stage buf; rows outside the sequence are zero rows. Every tile
+  // issues all four dV, dK row-group steps, where §6 visits only the groups from the block's
+  // first attending row's to the sequence's last row's: a group outside that range holds only
+  // rows outside the sequence (the first attending row is a0, or key0 — a multiple of 128, which
+  // starts a tile), whose p and ds are +0 (tile_full), so its step adds +0 products and leaves
+  // the accumulator's bits as they are (the model: zero terms take no part; an accumulator is
+  // never -0). No wgmma runs under a run-time condition (§18).
   auto stage_q = [&](int u, int buf) {
     const int qi0 = u * kTcBwdRows - a0;
     const int first = gpu::max_int(0, -qi0), end = gpu::min_int(kTcBwdRows, seq.lq - qi0);
@@ -197,7 +204,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     if (u_first + 1 <= u_last) stage_q(u_first + 1, 1);
     gpu::copy_async_commit();
   } else {
-    for (int j = 0; j < 2 && u_first + j <= u_last; ++j) {
+    for (int j = 0; j < Bl::kQStages - 1 && u_first + j <= u_last; ++j) {
       stage_tile(u_first + j, j);
       gpu::copy_async_mbarrier_arrive(full + j);
     }
@@ -221,25 +228,191 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   constexpr std::uint64_t kStepRows = KT::kKeyStep;  // 16 rows of an MN-major operand (any tile: 16 x 128 B)
   static_assert(KT::kKeyStep == QT::kKeyStep, "one row step for every MN-major tile");
 
-  // One block barrier per tile (the one-pass form adds its dS^ and flag barriers), after which:
-  //   - every thread's copies of tile u and its lse, delta are visible to every thread;
-  //   - every thread has finished tile u - 1 (its wgmmas waited for), so stage (u + 2) % 3 —
-  //     tile u - 1's — may be refilled, which is why tile u + 2's copies are issued after it;
-  //   - lse, delta of tile u were written into slot u % 3 before it, whose last reader, tile
-  //     u - 3, every thread finished before the barrier of tile u - 2.
-  // cp.async groups: K/V, tile u_first, tile u_first + 1, then one per tile (tile u + 2, maybe
-  // empty): at tile u the newest is tile u + 1's, so wait_group 1 has tile u's.
-  // The dK/dV pass instead: tile u waits for full[u % 3] (phase u / 3: every thread's copies of
-  // it, and of K and V); after the tile's last wgmma each warp arrives on empty[u % 3]; then
-  // each thread copies tile u + 2 into stage (u + 2) % 3 once every warp has arrived on its
-  // empty for tile u - 1 (phase (u - 1) / 3), and arrives on its full. The two warpgroups meet
-  // only there: one may run up to a tile ahead of the other.
-  for (int u = u_first; u <= u_last; ++u) {
-    const int j = u - u_first, buf = j % Bl::kQStages;
-    float* lse_t = sLse + buf * kTcBwdRows;
-    float* delta_t = sDelta + buf * kTcBwdRows;
-    const int qi0 = u * kTcBwdRows - a0;  // the sequence row of tile row 0
-    if constexpr (kWithDq) {
+  // §5.2 s and dp of the tile in stage buf: fresh chains over d, each its own commit group.
+  float st[kSt], dpt[kSt];
+  auto issue_chain = [&](float (&acc)[kSt], std::uint64_t a, char* b_tile) {
+    const std::uint64_t b = gpu::smem_descriptor_sw128(b_tile, QT::kPanelBytes, QT::kAtomBytes);
+#pragma unroll
+    for (int i = 0; i < kSt; ++i) {
+      acc[i] = 0.0f;
+      gpu::fence_operand(acc[i]);
+    }
+    gpu::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcBwdRows>(acc, a + KT::k_step(kk), b + QT::k_step(kk), kk > 0);
+    gpu::wgmma_commit();
+  };
+  auto issue_s = [&](int buf) { issue_chain(st, dKa, sQ(buf)); };
+  auto issue_dp = [&](int buf) { issue_chain(dpt, dVa, sDo(buf)); };
+
+  // p and ds of tile u (S^T in st, dP^T in dpt), packed into the A fragments of the dV, dK steps:
+  // register j of row-group step kk is (x[8kk + 2j], x[8kk + 2j + 1]).
+  std::uint32_t pa[kTcBwdGroups][4], da[kTcBwdGroups][4];
+  // Fragment row = key, fragment column = query row of the tile; +0 for non-members.
+  // `masked` as in the forward's softmax: false when the tile's 64 rows all lie in the sequence
+  // and each sees the whole key block (its first row does: lists grow with the row), where every
+  // element is a member; otherwise a non-member's exp argument is -inf (exp = +0 in both
+  // libms, the value §5.2 gives it) and its ds is selected to +0 — branch-free, same bits. A row
+  // outside the sequence is a non-member: its p and ds are +0 whatever K and V hold, so its
+  // products in the dV, dK steps are +0 (stage_q).
+  auto tile_full = [&](int qi0) {
+    return qi0 >= 0 && qi0 + kTcBwdRows <= seq.lq &&
+           key0 + kTcKeys <= dense_list_length(qi0, seq.lq, seq.lk, p.causal);
+  };
+  auto member = [&](auto masked, int qi0, int i) {
+    if constexpr (decltype(masked)::value) {
+      const int col = 8 * (i / 4) + 2 * quad + i % 2, qi = qi0 + col;
+      const int n = qi >= 0 && qi < seq.lq ? dense_list_length(qi, seq.lq, seq.lk, p.causal) : 0;
+      return key0 + acc_key(i) < n;
+    } else {
+      return true;
+    }
+  };
+  auto p_of = [&](int qi0, const float* lse_t) {
+    auto body = [&](auto masked) {
+#pragma unroll
+      for (int i = 0; i < kSt; ++i) {
+        const int col = 8 * (i / 4) + 2 * quad + i % 2;
+        const float t = sub_rn(mul_rn(st[i], p.scale), lse_t[col]);
+        st[i] = L::exp(member(masked, qi0, i) ? t : fp::from_bits(0xff800000u));
+      }
+    };
+    if (tile_full(qi0)) body(std::false_type{});
+    else body(std::true_type{});
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) pa[kk][j] = gpu::pack2<kFmt>(st[8 * kk + 2 * j], st[8 * kk + 2 * j + 1]);
+  };
+  // ds = p (dp - delta) (p = +0 for non-members gives ds = +0 x finite: selected to +0 anyway).
+  auto ds_of = [&](int qi0, const float* delta_t) {
+    auto body = [&](auto masked) {
+#pragma unroll
+      for (int i = 0; i < kSt; ++i) {
+        const int col = 8 * (i / 4) + 2 * quad + i % 2;
+        const float ds = mul_rn(st[i], sub_rn(dpt[i], delta_t[col]));
+        dpt[i] = member(masked, qi0, i) ? ds : 0.0f;
+      }
+    };
+    if (tile_full(qi0)) body(std::false_type{});
+    else body(std::true_type{});
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) da[kk][j] = gpu::pack2<kFmt>(dpt[8 * kk + 2 * j], dpt[8 * kk + 2 * j + 1]);
+  };
+  // §6 dV += P^^T dO, dK += dS^^T Q: one wgmma k16 step per row group, scale-d = 1, one commit
+  // group (every tile all four groups: stage_q says why that keeps the bits).
+  auto issue_dkdv = [&](int buf) {
+    const std::uint64_t dDon = gpu::smem_descriptor_sw128(sDo(buf), QT::kPanelBytes, QT::kAtomBytes);
+    const std::uint64_t dQn = gpu::smem_descriptor_sw128(sQ(buf), QT::kPanelBytes, QT::kAtomBytes);
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) {
+      gpu::fence_operand(av[i]);
+      gpu::fence_operand(ak[i]);
+    }
+    gpu::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk) gpu::wgmma_rs<kFmt, D, 1>(av, pa[kk], dDon + kk * kStepRows, 1);
+#pragma unroll
+    for (int kk = 0; kk < kTcBwdGroups; ++kk) gpu::wgmma_rs<kFmt, D, 1>(ak, da[kk], dQn + kk * kStepRows, 1);
+    gpu::wgmma_commit();
+  };
+  auto fence_dkdv = [&] {
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) {
+      gpu::fence_operand(av[i]);
+      gpu::fence_operand(ak[i]);
+    }
+  };
+  auto fence_chain = [&](float (&acc)[kSt]) {
+#pragma unroll
+    for (int i = 0; i < kSt; ++i) gpu::fence_operand(acc[i]);
+  };
+
+  if constexpr (!kWithDq) {
+    // The dK/dV pass, pipelined within the warpgroup: tile u + 1's S^T is issued behind tile u's
+    // dV, dK steps and its dP^T as soon as they have landed, so the tensor cores go from one
+    // tile to the next while the warpgroup waits; p of u + 1 is computed under dP^T of u + 1.
+    // Commit groups in issue order: ..., dKdV(u), S(u + 1), dP(u + 1), dKdV(u + 1), ...
+    // Stages by mbarriers, not block barriers: tile u waits for full[u % 4] (phase u / 4: every
+    // thread's copies of it, and of K and V); once the warp's dV, dK steps of tile u have landed
+    // it arrives on empty[u % 4]; each thread then copies tile u + 3 into stage (u + 3) % 4 once
+    // every warp has arrived on that stage's empty for tile u - 1, and arrives on its full. Tile
+    // u + 1 is waited for at the start of tile(u), so u + 3 is the copy a whole tile ahead of its
+    // use (with u + 2, 3 stages, the copies of u + 1 were issued just before it was waited for:
+    // 13 % of the stall samples on that wait, H100). The two warpgroups meet only at the empty
+    // waits: one may run up to two tiles ahead of the other. The last tile is peeled off (a
+    // compile-time `next`: no wgmma under a run-time condition, §18).
+    auto wait_full = [&](int j) {
+      gpu::mbarrier_wait(full + j % Bl::kQStages, (j / Bl::kQStages) & 1);
+      gpu::fence_proxy_async_shared();
+    };
+    // tile(u): tile u's dV, dK steps (its p and ds in pa, da), then — when there is a tile u + 1
+    // (compile-time) — that tile's S^T, dP^T, p and ds. Nothing is in flight from one call to the
+    // next (ptxas serializes every wgmma when a loop's back edge carries one, C7514).
+    auto s_dp_of = [&](int j) {  // S^T, dP^T of tile u_first + j issued; p, ds into pa, da
+      const int buf = j % Bl::kQStages, qi0 = (u_first + j) * kTcBwdRows - a0;
+      gpu::wgmma_wait<1>();  // S^T has landed
+      fence_chain(st);
+      p_of(qi0, sLse + buf * kTcBwdRows);
+      gpu::wgmma_wait<0>();  // dP^T has landed
+      fence_chain(dpt);
+      ds_of(qi0, sDelta + buf * kTcBwdRows);
+    };
+    auto tile = [&](int u, auto next_c) {
+      const int j = u - u_first, buf = j % Bl::kQStages;
+      if constexpr (decltype(next_c)::value) wait_full(j + 1);
+      issue_dkdv(buf);
+      if constexpr (decltype(next_c)::value) {
+        issue_s((j + 1) % Bl::kQStages);
+        gpu::wgmma_wait<1>();  // the dV, dK steps of tile u have landed (S^T of u + 1 may not)
+      } else {
+        gpu::wgmma_wait<0>();
+      }
+      fence_dkdv();
+#pragma unroll
+      for (int kk = 0; kk < kTcBwdGroups; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          gpu::fence_operand(pa[kk][i]);
+          gpu::fence_operand(da[kk][i]);
+        }
+      if (lane == 0) gpu::mbarrier_arrive(empty + buf);  // this warp is done with tile u's stage
+      if constexpr (decltype(next_c)::value) {
+        issue_dp((j + 1) % Bl::kQStages);
+        s_dp_of(j + 1);
+      }
+      if (u + 3 <= u_last) {
+        const int next = (j + 3) % Bl::kQStages;  // tile u - 1's stage
+        if (j >= 1) gpu::mbarrier_wait(empty + next, ((j - 1) / Bl::kQStages) & 1);
+        stage_tile(u + 3, next);
+        gpu::copy_async_mbarrier_arrive(full + next);
+      }
+    };
+    // One region from the first issue to the last wait: every path out of it has no wgmma in flight.
+    if (u_first <= u_last) {
+      wait_full(0);
+      issue_s(0);
+      issue_dp(0);
+      s_dp_of(0);
+      for (int u = u_first; u < u_last; ++u) tile(u, std::true_type{});
+      tile(u_last, std::false_type{});
+    }
+  } else {
+    // The one-pass form: one block barrier per tile (and its dS^ and flag barriers), after which:
+    //   - every thread's copies of tile u and its lse, delta are visible to every thread;
+    //   - every thread has finished tile u - 1 (its wgmmas waited for), so stage (u + 2) % 3 —
+    //     tile u - 1's — may be refilled, which is why tile u + 2's copies are issued after it;
+    //   - lse, delta of tile u were written into slot u % 3 before it, whose last reader, tile
+    //     u - 3, every thread finished before the barrier of tile u - 2.
+    // cp.async groups: K/V, tile u_first, tile u_first + 1, then one per tile (tile u + 2, maybe
+    // empty): at tile u the newest is tile u + 1's, so wait_group 1 has tile u's.
+    for (int u = u_first; u <= u_last; ++u) {
+      const int j = u - u_first, buf = j % Bl::kQStages;
+      float* lse_t = sLse + buf * kTcBwdRows;
+      float* delta_t = sDelta + buf * kTcBwdRows;
+      const int qi0 = u * kTcBwdRows - a0;  // the sequence row of tile row 0
       if (tid < kTcBwdRows) {
         const int i = qi0 + tid;
         const bool ok = i >= 0 && i < seq.lq;
@@ -251,144 +424,33 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       gpu::block_barrier();
       if (u + 2 <= u_last) stage_q(u + 2, (buf + 2) % Bl::kQStages);
       gpu::copy_async_commit();
-    } else {
-      gpu::mbarrier_wait(full + buf, (j / Bl::kQStages) & 1);
-      gpu::fence_proxy_async_shared();
-    }
 
-    // §5.2 s and dp: fresh chains over d.
-    const std::uint64_t dQk = gpu::smem_descriptor_sw128(sQ(buf), QT::kPanelBytes, QT::kAtomBytes);
-    const std::uint64_t dDok = gpu::smem_descriptor_sw128(sDo(buf), QT::kPanelBytes, QT::kAtomBytes);
-    // S^T and dP^T issued back to back (two commit groups): p is computed from S^T while dP^T
-    // is still on the tensor cores.
-    float st[kSt], dpt[kSt];
-#pragma unroll
-    for (int i = 0; i < kSt; ++i) {
-      st[i] = dpt[i] = 0.0f;
-      gpu::fence_operand(st[i]);
-      gpu::fence_operand(dpt[i]);
-    }
-    gpu::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) gpu::wgmma_ss<kFmt, kTcBwdRows>(st, dKa + KT::k_step(kk), dQk + QT::k_step(kk), kk > 0);
-    gpu::wgmma_commit();
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk)
-      gpu::wgmma_ss<kFmt, kTcBwdRows>(dpt, dVa + KT::k_step(kk), dDok + QT::k_step(kk), kk > 0);
-    gpu::wgmma_commit();
-    gpu::wgmma_wait<1>();  // S^T has landed
-#pragma unroll
-    for (int i = 0; i < kSt; ++i) gpu::fence_operand(st[i]);
-    // p: fragment row = key, fragment column = query row of the tile; +0 for non-members.
-    // `masked` as in the forward's softmax: false when every valid row of the tile sees the
-    // whole key block (the tile's first valid row does: lists grow with the row), where every
-    // element is a member; otherwise a non-member's exp argument is -inf (exp = +0 in both
-    // libms, the value §5.2 gives it) and its ds is selected to +0 — branch-free, same bits.
-    const int n_tile_first = dense_list_length(gpu::max_int(qi0, 0), seq.lq, seq.lk, p.causal);
-    const bool tile_full = qi0 + kTcBwdRows > 0 && key0 + kTcKeys <= n_tile_first;
-    auto member = [&](auto masked, int i) {
-      if constexpr (decltype(masked)::value) {
-        const int col = 8 * (i / 4) + 2 * quad + i % 2, qi = qi0 + col;
-        const int n = qi >= 0 && qi < seq.lq ? dense_list_length(qi, seq.lq, seq.lk, p.causal) : 0;
-        return key0 + acc_key(i) < n;
-      } else {
-        return true;
-      }
-    };
-    auto p_of = [&](auto masked) {
-#pragma unroll
-      for (int i = 0; i < kSt; ++i) {
-        const int col = 8 * (i / 4) + 2 * quad + i % 2;
-        const float t = sub_rn(mul_rn(st[i], p.scale), lse_t[col]);
-        st[i] = L::exp(member(masked, i) ? t : fp::from_bits(0xff800000u));
-      }
-    };
-    if (tile_full) p_of(std::false_type{});
-    else p_of(std::true_type{});
-    // P^: register j of row-group step kk is (p[8kk + 2j], p[8kk + 2j + 1]).
-    std::uint32_t pa[kTcBwdGroups][4], da[kTcBwdGroups][4];
-#pragma unroll
-    for (int kk = 0; kk < kTcBwdGroups; ++kk)
-#pragma unroll
-      for (int j = 0; j < 4; ++j) pa[kk][j] = gpu::pack2<kFmt>(st[8 * kk + 2 * j], st[8 * kk + 2 * j + 1]);
-    gpu::wgmma_wait<0>();  // dP^T has landed
-#pragma unroll
-    for (int i = 0; i < kSt; ++i) gpu::fence_operand(dpt[i]);
-    // ds = p (dp - delta) (p = +0 for non-members gives ds = +0 x finite: selected to +0 anyway).
-    auto ds_of = [&](auto masked) {
-#pragma unroll
-      for (int i = 0; i < kSt; ++i) {
-        const int col = 8 * (i / 4) + 2 * quad + i % 2;
-        const float ds = mul_rn(st[i], sub_rn(dpt[i], delta_t[col]));
-        dpt[i] = member(masked, i) ? ds : 0.0f;
-      }
-    };
-    if (tile_full) ds_of(std::false_type{});
-    else ds_of(std::true_type{});
-#pragma unroll
-    for (int kk = 0; kk < kTcBwdGroups; ++kk)
-#pragma unroll
-      for (int j = 0; j < 4; ++j) da[kk][j] = gpu::pack2<kFmt>(dpt[8 * kk + 2 * j], dpt[8 * kk + 2 * j + 1]);
-    // dS^ to shared memory as [query row][key] (core matrices, K = keys): element
-    // 8kk + 2j + e is query row 16kk + 8 (j/2) + 2 quad + e, key acc_key(2j).
-    if constexpr (kWithDq) {
+      // S^T and dP^T issued back to back: p is computed from S^T while dP^T is on the tensor cores.
+      issue_s(buf);
+      issue_dp(buf);
+      gpu::wgmma_wait<1>();  // S^T has landed
+      fence_chain(st);
+      p_of(qi0, lse_t);
+      gpu::wgmma_wait<0>();  // dP^T has landed
+      fence_chain(dpt);
+      ds_of(qi0, delta_t);
+      // dS^ to shared memory as [query row][key] (core matrices, K = keys): element
+      // 8kk + 2j + e is query row 16kk + 8 (j/2) + 2 quad + e, key acc_key(2j).
 #pragma unroll
       for (int kk = 0; kk < kTcBwdGroups; ++kk)
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
+        for (int j2 = 0; j2 < 4; ++j2)
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            const int r = 16 * kk + 8 * (j / 2) + 2 * quad + e, k = acc_key(2 * j);
+            const int r = 16 * kk + 8 * (j2 / 2) + 2 * quad + e, k = acc_key(2 * j2);
             const int off = DsT::offset(r, k / 8) + (k % 8) * 2;
-            *reinterpret_cast<std::uint16_t*>(sDs + off) = static_cast<std::uint16_t>(da[kk][j] >> (16 * e));
+            *reinterpret_cast<std::uint16_t*>(sDs + off) = static_cast<std::uint16_t>(da[kk][j2] >> (16 * e));
           }
-    }
+      issue_dkdv(buf);
+      gpu::wgmma_wait<0>();
+      fence_dkdv();
 
-    // §6 dV += P^^T dO, dK += dS^^T Q: the visited row groups only, scale-d = 1.
-    const std::uint64_t dDon = gpu::smem_descriptor_sw128(sDo(buf), QT::kPanelBytes, QT::kAtomBytes);
-    const std::uint64_t dQn = gpu::smem_descriptor_sw128(sQ(buf), QT::kPanelBytes, QT::kAtomBytes);
-    // The group range is a compile-time pair in every instantiation of `groups`: a wgmma issued
-    // under a run-time condition makes ptxas serialize every wgmma of the kernel (C7515), as a
-    // run-time `next` did in the forward (attention-tc.md §18). Interior tiles take <0, 3>.
-    const int kk_lo = gpu::max_int(g_first - u * kTcBwdGroups, 0),
-              kk_hi = gpu::min_int(g_last - u * kTcBwdGroups, kTcBwdGroups - 1);  // inclusive
-    auto groups = [&](auto lo_c, auto hi_c) {
-      constexpr int kLo = decltype(lo_c)::value, kHi = decltype(hi_c)::value;
-      if constexpr (kLo <= kHi) {
-#pragma unroll
-        for (int i = 0; i < kAcc; ++i) {
-          gpu::fence_operand(av[i]);
-          gpu::fence_operand(ak[i]);
-        }
-        gpu::wgmma_fence();
-#pragma unroll
-        for (int kk = kLo; kk <= kHi; ++kk) gpu::wgmma_rs<kFmt, D, 1>(av, pa[kk], dDon + kk * kStepRows, 1);
-#pragma unroll
-        for (int kk = kLo; kk <= kHi; ++kk) gpu::wgmma_rs<kFmt, D, 1>(ak, da[kk], dQn + kk * kStepRows, 1);
-        gpu::wgmma_commit();
-        gpu::wgmma_wait<0>();
-#pragma unroll
-        for (int i = 0; i < kAcc; ++i) {
-          gpu::fence_operand(av[i]);
-          gpu::fence_operand(ak[i]);
-        }
-      }
-    };
-    constexpr_dispatch<kTcBwdGroups>(kk_lo, [&](auto lo_c) {
-      constexpr_dispatch<kTcBwdGroups>(kk_hi, [&](auto hi_c) { groups(lo_c, hi_c); });
-    });
-    if constexpr (!kWithDq) {
-      if (lane == 0) gpu::mbarrier_arrive(empty + buf);  // this warp is done with tile u's stage
-      if (u + 2 <= u_last) {
-        const int next = (buf + 2) % Bl::kQStages;
-        if (j >= 1) gpu::mbarrier_wait(empty + next, ((j - 1) / Bl::kQStages) & 1);
-        stage_tile(u + 2, next);
-        gpu::copy_async_mbarrier_arrive(full + next);
-      }
-    }
-    // The one-pass form: dS^ to the dQ GEMM, the partial handed on (the next tile's barrier
-    // orders every reuse).
-    if constexpr (kWithDq) {
+      // dS^ to the dQ GEMM, the partial handed on (the next tile's barrier orders every reuse).
       gpu::fence_proxy_async_shared();  // dS^ (st.shared) before wgmma reads it
       gpu::block_barrier();             // ... from both warpgroups
 

@@ -16,7 +16,7 @@ namespace {
 
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
-  return launch_backward_pipeline<D, In, OutO, Grad, true>(p, stream, [&](cudaStream_t s) {
+  return launch_backward_pipeline<D, In, OutO, Grad, true, kTcBwdTwoPass>(p, stream, [&](cudaStream_t s) {
     auto main_kernel = attention_tc_bwd_kernel<D, L, In, !kTcBwdTwoPass>;
     constexpr int kBytes = TcBwdLayout<D>::kBytes;
     cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
