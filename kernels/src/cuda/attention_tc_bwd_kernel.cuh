@@ -15,10 +15,9 @@
 //                                 S^T has S's bits)
 //   p = exp(s scale - lse), ds = p (dp - delta) for members, +0 otherwise
 //   P^, dS^ = cvt.rn of the fragments (the A fragments of the next steps)
-//   dV += P^^T dO, dK += dS^^T Q  one wgmma m64nDk16 per 16-row group, only
-//                                 §6's visited groups (from the group of the
-//                                 block's first attending row to the group of
-//                                 the sequence's last row), scale-d = 1
+//   dV += P^^T dO, dK += dS^^T Q  one wgmma m64nDk16 per 16-row group, all
+//                                 four (§6 visits fewer; the others add +0
+//                                 products, stage_q says why), scale-d = 1
 //   dQ partial = dS^ K           8 wgmma k16 steps over the block's keys,
 //                                 fresh (§5.3), dS^ through shared memory,
 //                                 each warpgroup D/2 of the columns
@@ -27,14 +26,15 @@
 // The last two steps are the one-pass form (kWithDq). The launcher's default
 // is two passes: this kernel with kWithDq = false (dK/dV only; blocks
 // independent) and attention_tc_bwd_dq_kernel.cuh for dq (§14). Q, dO, lse and
-// delta come in three stages, one block barrier per tile ordering every reuse.
+// delta come in four stages: handed over by mbarriers in the dK/dV pass (which
+// is pipelined within the warpgroup), by one block barrier per tile in the
+// one-pass form.
 // At the end the per-head dK/dV accumulators go to the fp32 workspace; the
 // head fold and dq's finish (fma-chain's kernels with kZeroRule) write z(...)
 // (§7's zero rule) rounded once.
 #pragma once
 
 #include <type_traits>
-#include <utility>
 
 #include "attention_tc_fwd_kernel.cuh"
 
@@ -71,16 +71,6 @@ struct TcBwdLayout {
 // unique in [0, total_q).
 SAMEBITS_DEVICE_FUNC int* tc_dq_flag(const BackwardParams& p, std::int64_t q0, int tile, int h) {
   return p.dq_flags + (q0 + tile) * p.hq + h;
-}
-
-// f(std::integral_constant<int, v>{}) for the run-time v in [0, N): code that
-// must see v as a constant (the count of wgmmas in flight) without a branch
-// around each one.
-template <int N, class F>
-SAMEBITS_DEVICE_FUNC void constexpr_dispatch(int v, F&& f) {
-  [&]<int... I>(std::integer_sequence<int, I...>) {
-    ((v == I ? f(std::integral_constant<int, I>{}) : void()), ...);
-  }(std::make_integer_sequence<int, N>{});
 }
 
 // kWithDq = false: the dK/dV pass of the two-pass backward (attention_tc_bwd_dq_kernel.cuh computes
