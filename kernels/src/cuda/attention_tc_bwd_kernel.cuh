@@ -392,10 +392,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   } else {
     // The one-pass form: one block barrier per tile (and its dS^ and flag barriers), after which:
     //   - every thread's copies of tile u and its lse, delta are visible to every thread;
-    //   - every thread has finished tile u - 1 (its wgmmas waited for), so stage (u + 2) % 3 —
-    //     tile u - 1's — may be refilled, which is why tile u + 2's copies are issued after it;
-    //   - lse, delta of tile u were written into slot u % 3 before it, whose last reader, tile
-    //     u - 3, every thread finished before the barrier of tile u - 2.
+    //   - every thread has finished tile u - 1 (its wgmmas waited for), so stage (u + 2) % 4 —
+    //     tile u - 2's — may be refilled, which is why tile u + 2's copies are issued after it;
+    //   - lse, delta of tile u were written into slot u % 4 before it, whose last reader, tile
+    //     u - 4, every thread finished before the barrier of tile u - 3.
     // cp.async groups: K/V, tile u_first, tile u_first + 1, then one per tile (tile u + 2, maybe
     // empty): at tile u the newest is tile u + 1's, so wait_group 1 has tile u's.
     for (int u = u_first; u <= u_last; ++u) {
