@@ -28,11 +28,13 @@
 #include <vector>
 
 #include "samebits/gpu/emulator.hpp"
+#include "samebits/kernels/attention/api.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
 #include "attention_bwd_delta_kernel.cuh"
 #include "attention_bwd_fold_kernel.cuh"
 #include "attention_bwd_kernel.cuh"
 #include "attention_tc_bwd_dq_kernel.cuh"
+#include "attention_tc_bwd_dq_stored_kernel.cuh"
 #include "attention_tc_bwd_kernel.cuh"
 #include "attention_tc_fwd_kernel.cuh"
 
@@ -254,12 +256,15 @@ std::vector<std::uint32_t> encodings(const std::vector<unsigned char>& b, DType 
   return e;
 }
 
+enum class BwdForm { two_pass, two_pass_stored_ds, one_pass };
+
 // attention_tc_launch_bwd.cu, run by the emulator: the workspace poisoned,
 // cleared where the launcher clears it; delta, the main kernel (blocks in
 // ticket order), the fold, dq's finish.
 template <int D, class L, DType In, DType OutO, DType Grad>
 Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, const std::vector<float>& lse,
-                   const std::vector<float>* acc_in, emu::Order order, bool two_pass) {
+                   const std::vector<float>* acc_in, emu::Order order, BwdForm form) {
+  const bool two_pass = form != BwdForm::one_pass;
   const std::int64_t tq = c.p.rows(), tk = c.p.kv_rows(), hq = c.p.hq, hkv = c.p.hkv;
   const std::int64_t rows_heads = tq * hq, na = tk * hq * D;
   std::vector<float> delta(static_cast<std::size_t>(rows_heads), samebits::fp::from_bits(0x7fbadbadu));
@@ -306,6 +311,19 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
     p.accum_k_in = acc_in->data();
     p.accum_v_in = acc_in->data() + na;
   }
+  // §21: the stored D^S, poisoned (0xff: NaN in bf16 and f16) — a tile the dq pass reads but the
+  // dK/dV pass did not write would show.
+  struct alignas(16) Chunk16 {
+    unsigned char b[16];
+  };
+  std::vector<Chunk16> ds_ws;
+  if (form == BwdForm::two_pass_stored_ds) {
+    p.ds_workspace_bytes = sa::backward_ds_workspace_bytes(p.num_seqs, p.max_seqlen_q, p.max_seqlen_k, p.hq);
+    Chunk16 poison;
+    std::memset(poison.b, 0xff, sizeof poison.b);
+    ds_ws.assign(static_cast<std::size_t>(p.ds_workspace_bytes / 16), poison);
+    p.ds_workspace = ds_ws.data();
+  }
   emu_sm90::shared_base = ac::smem4;
   auto blocks_for = [](std::int64_t n) { return static_cast<unsigned>((n + ac::kThreads - 1) / ac::kThreads); };
   std::fill(flags.begin(), flags.end(), 0);
@@ -325,8 +343,12 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
                   {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
       const emu::Dim3 grid{static_cast<unsigned>((p.max_seqlen_q + ac::kTcRows - 1) / ac::kTcRows + 1),
                            static_cast<unsigned>(p.hq), static_cast<unsigned>(p.num_seqs)};
-      emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_bwd_dq_kernel<D, L, In>(p); },
-                  {{ac::smem4, static_cast<std::size_t>(ac::TcDqLayout<D>::kBytes)}}, order);
+      if (form == BwdForm::two_pass_stored_ds)
+        emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_bwd_dq_stored_kernel<D, In>(p); },
+                    {{ac::smem4, static_cast<std::size_t>(ac::TcDqStoredLayout<D>::kBytes)}}, order);
+      else
+        emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_bwd_dq_kernel<D, L, In>(p); },
+                    {{ac::smem4, static_cast<std::size_t>(ac::TcDqLayout<D>::kBytes)}}, order);
     } else {
       emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads,
                   [&] { ac::attention_tc_bwd_kernel<D, L, In, true>(p); },
@@ -378,12 +400,14 @@ void check_backward(const Shape& s, std::uint32_t seed, emu::Order order, bool h
     for (float& x : acc_in) x = nd(rng);
   }
   const Grads want = reference_grads(c, L::kLibm, Grad, o_stored, lse, handover ? &acc_in : nullptr);
-  // Both backwards: the two-pass one (the launcher's default) and the one-pass one.
-  for (bool two_pass : {true, false}) {
-    const Grads got = run_backward<D, L, In, OutO, Grad>(c, o_bytes, lse, handover ? &acc_in : nullptr, order, two_pass);
+  // Every backward: the two-pass one (the launcher's default), the same with the dq pass reading
+  // the stored D^S (§21), and the one-pass one.
+  for (BwdForm form : {BwdForm::two_pass, BwdForm::two_pass_stored_ds, BwdForm::one_pass}) {
+    const bool two_pass = form != BwdForm::one_pass;
+    const Grads got = run_backward<D, L, In, OutO, Grad>(c, o_bytes, lse, handover ? &acc_in : nullptr, order, form);
     INFO(s.tag << " D=" << D << " in=" << sk::dtype_name(In) << " grad=" << sk::dtype_name(Grad)
                << " libm=" << sa::libm_name(L::kLibm) << (handover ? " with hand-over" : "")
-               << (two_pass ? " two-pass" : " one-pass"));
+               << (!two_pass ? " one-pass" : form == BwdForm::two_pass ? " two-pass" : " two-pass, stored dS"));
     CHECK(mismatches(got.dq, want.dq) == 0);
     CHECK(mismatches(got.dk, want.dk) == 0);
     CHECK(mismatches(got.dv, want.dv) == 0);

@@ -66,6 +66,22 @@ struct TcBwdLayout {
   static_assert(kBytes <= 227 * 1024, "K, V, four Q/dO stages and dS fit an sm_90 block's shared memory");
 };
 
+// §21 stored D^S (BackwardParams::ds_workspace): the dK/dV pass writes the D^S of each (key block
+// kb, 64-row query tile) it visits as one 16 KiB tile [128 keys x 64 query rows] in the byte order
+// of a swizzled shared-memory tile with the query rows contiguous (TcSwTile: a row per key, 128 B),
+// so the dq pass copies it linearly and reads it as an M-major wgmma A operand. Tile (seq, rank, kb,
+// h), rank = the query tile's index from the sequence's first (u - floor(a0 / 64)), at
+// ((seq * tiles + rank) * blocks + kb) * hq + h, tiles and blocks from the longest sequences
+// (backward_ds_workspace_bytes, which uses the same constants).
+using TcDsTile = TcSwTile<kTcBwdRows, kTcKeys>;
+static_assert(kTcBwdRows == 64 && kTcKeys == 128 && TcDsTile::kBytes == 16384,
+              "backward_ds_workspace_bytes counts 16 KiB tiles of 64 query rows x 128 keys");
+SAMEBITS_DEVICE_FUNC char* tc_ds_tile(const BackwardParams& p, int seq_index, int rank, int kb, int h) {
+  const std::int64_t tiles = (std::int64_t{p.max_seqlen_q} + kTcBwdRows - 1) / kTcBwdRows + 1,
+                     blocks = (std::int64_t{p.max_seqlen_k} + kTcKeys - 1) / kTcKeys;
+  return static_cast<char*>(p.ds_workspace) + (((seq_index * tiles + rank) * blocks + kb) * p.hq + h) * TcDsTile::kBytes;
+}
+
 // The flag of position tile `tile` (counted from the sequence's first) at
 // head h: a sequence has at most Lq tiles (each holds a row), so q0 + tile is
 // unique in [0, total_q).
@@ -341,6 +357,20 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     // tile(u): tile u's dV, dK steps (its p and ds in pa, da), then — when there is a tile u + 1
     // (compile-time) — that tile's S^T, dP^T, p and ds. Nothing is in flight from one call to the
     // next (ptxas serializes every wgmma when a loop's back edge carries one, C7514).
+    // §21: D^S of tile u to the stored tile (seq, u - u_seq0, kb, h) when the dq pass reads it
+    // back. Register j of step kk holds keys acc_key(2 j) and query rows c, c + 1 with c = 16 kk +
+    // 8 (j / 2) + 2 quad: one 4-byte word of the key's 128-byte row (its 16-byte chunk c / 8,
+    // swizzled). Rows outside the sequence and non-members hold +0, as the recomputing pass's dS.
+    // (key % 8 = lane / 4 for both keys; the thread's 8 chunks are a permutation of a row's.)
+    auto store_ds = [&](int u) {
+      char* row = tc_ds_tile(p, seq_index, u - u_seq0, kb, h) + acc_key(0) * 128 + 4 * quad;
+      const int r8 = (lane / 4) % 8;
+#pragma unroll
+      for (int kk = 0; kk < kTcBwdGroups; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          *reinterpret_cast<std::uint32_t*>(row + 8 * 128 * (j % 2) + (((2 * kk + j / 2) ^ r8) << 4)) = da[kk][j];
+    };
     auto s_dp_of = [&](int j) {  // S^T, dP^T of tile u_first + j issued; p, ds into pa, da
       const int buf = j % Bl::kQStages, qi0 = (u_first + j) * kTcBwdRows - a0;
       gpu::wgmma_wait<1>();  // S^T has landed
@@ -349,6 +379,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       gpu::wgmma_wait<0>();  // dP^T has landed
       fence_chain(dpt);
       ds_of(qi0, sDelta + buf * kTcBwdRows);
+      if (p.ds_workspace != nullptr) store_ds(u_first + j);
     };
     auto tile = [&](int u, auto next_c) {
       const int j = u - u_first, buf = j % Bl::kQStages;

@@ -9,6 +9,7 @@
 #include "attention_launch.hpp"
 #include "attention_launch_bwd_pipeline.cuh"
 #include "attention_tc_bwd_dq_kernel.cuh"
+#include "attention_tc_bwd_dq_stored_kernel.cuh"
 #include "attention_tc_bwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
@@ -28,13 +29,22 @@ cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
     main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, s>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess || !kTcBwdTwoPass) return e;
     // The dq pass: the forward's grid (query tiles of 128 positions, heaviest first; one more
-    // tile than max_seqlen_q needs, for sequences whose first row is not a tile's first).
+    // tile than max_seqlen_q needs, for sequences whose first row is not a tile's first) —
+    // from the D^S the dK/dV pass stored when there is a ds_workspace (§21), else recomputing.
+    const dim3 grid(static_cast<unsigned>((p.max_seqlen_q + kTcRows - 1) / kTcRows + 1), static_cast<unsigned>(p.hq),
+                    static_cast<unsigned>(p.num_seqs));
+    if (p.ds_workspace != nullptr) {
+      auto dq_kernel = attention_tc_bwd_dq_stored_kernel<D, In>;
+      constexpr int kDqBytes = TcDqStoredLayout<D>::kBytes;
+      if ((e = cudaFuncSetAttribute(dq_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kDqBytes)) != cudaSuccess)
+        return e;
+      dq_kernel<<<grid, kTcFwdThreads, kDqBytes, s>>>(p);
+      return cudaGetLastError();
+    }
     auto dq_kernel = attention_tc_bwd_dq_kernel<D, L, In>;
     constexpr int kDqBytes = TcDqLayout<D>::kBytes;
     if ((e = cudaFuncSetAttribute(dq_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kDqBytes)) != cudaSuccess)
       return e;
-    const dim3 grid(static_cast<unsigned>((p.max_seqlen_q + kTcRows - 1) / kTcRows + 1), static_cast<unsigned>(p.hq),
-                    static_cast<unsigned>(p.num_seqs));
     dq_kernel<<<grid, kTcFwdThreads, kDqBytes, s>>>(p);
     return cudaGetLastError();
   });

@@ -20,6 +20,15 @@ WorkspaceFloats backward_workspace_floats(std::int64_t total_q, std::int64_t tot
   return WorkspaceFloats{total_q * hq, total_k * hq * d, total_q * hq * d, total_q * hq + 1};
 }
 
+std::int64_t backward_ds_workspace_bytes(int num_seqs, int max_seqlen_q, int max_seqlen_k, int hq) {
+  if (num_seqs < 0 || max_seqlen_q < 0 || max_seqlen_k < 0 || hq < 0) return -1;
+  const std::int64_t tiles = (std::int64_t{max_seqlen_q} + 63) / 64 + 1, blocks = (std::int64_t{max_seqlen_k} + 127) / 128;
+  std::int64_t n = num_seqs;
+  for (const std::int64_t f : {tiles, blocks, std::int64_t{hq}, std::int64_t{16384}})
+    if (__builtin_mul_overflow(n, f, &n)) return -1;
+  return n;
+}
+
 namespace validate {
 namespace {
 
@@ -217,6 +226,16 @@ Status check_backward(const BackwardParams& p, HostSeqlens host, PointerQuery q)
   if (p.accum_k_in) {
     if (!(s = check_pointer(p.accum_k_in, w.accum, 4, "accum_k_in", q)).ok()) return s;
     if (!(s = check_pointer(p.accum_v_in, w.accum, 4, "accum_v_in", q)).ok()) return s;
+  }
+  if (p.ds_workspace) {
+    if (p.policy != Policy::sm90_tensor_core)
+      return fail(StatusCode::invalid_argument, "ds_workspace is used by policy sm90-tensor-core only (set it to null)");
+    const std::int64_t need = backward_ds_workspace_bytes(p.num_seqs, p.max_seqlen_q, p.max_seqlen_k, p.hq);
+    if (need < 0) return fail(StatusCode::invalid_argument, "ds_workspace: its size overflows int64");
+    if (p.ds_workspace_bytes < need)
+      return fail(StatusCode::invalid_argument, "ds_workspace holds " + std::to_string(p.ds_workspace_bytes) +
+                                                    " bytes, backward_ds_workspace_bytes() needs " + std::to_string(need));
+    if (!(s = check_pointer(p.ds_workspace, need / 4, 16, "ds_workspace", q)).ok()) return s;
   }
   if (p.policy == Policy::sm90_tensor_core) {
     const ChunkedTensor t[] = {{p.q, p.q_stride, tq, "q"},

@@ -22,7 +22,10 @@ R=${OUT:-/tmp/out}/r
 mkdir -p "$R"
 pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }  # after every step: a
 # call cut off by its time limit still returns what ran
+# A variant already unpacked under v/NAME (e.g. from one bundle holding several
+# variants: xz -9e's 64 MiB dictionary stores their shared kernels once) is used as is.
 for v in "$@"; do
+  [ -x "v/$v/attention_tc_check" ] && continue
   mkdir -p "v/$v" && tar xJf ".devcarry/$v-check.tar.xz" -C "v/$v" || { echo "no bundle $v" >&2; exit 2; }
 done
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader | tee "$R/gpu.txt"

@@ -16,7 +16,9 @@
 //             arithmetic. Tells a layout error from an arithmetic one.
 // grid        o and lse, then dq, dk, dv (the backward from the reference's
 //             stored o and lse), GPU vs the CPU reference under
-//             tc::kHardwareParams, every point with flipped-bit controls; where a point mismatches,
+//             tc::kHardwareParams, every point with flipped-bit controls; the
+//             backward twice: its dq pass recomputing dS, and reading the D^S
+//             the dK/dV pass stored (ds_workspace, attention-tc.md §21); where a point mismatches,
 //             the reference is also run with the other zero_exponent rules and
 //             their mismatch counts are reported (which rule the hardware
 //             follows, measured through the kernel).
@@ -30,7 +32,7 @@
 // bench       Qwen3-8B shapes (hq 32, hkv 8, D 128, causal, bf16, one
 //             sequence) S = 512 .. 16384: ms (CUDA events, median of N after
 //             warm-up), TFLOP/s (forward 4 S^2 D hq / 2, backward 2.5 x that),
-//             forward and backward, beside the fma-chain forward on the same
+//             forward and backward (both dq passes), beside the fma-chain forward on the same
 //             inputs; nvcc and cr libm (--bench-seqlens, --bench-libms: a subset,
 //             for A/B runs of kernel variants).
 // One JSON line per point (stdout and DIR/attention_tc_check.jsonl). Exit 1
@@ -44,6 +46,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -251,6 +254,21 @@ struct Run {
   DeviceBuffer cu_q, cu_k, q, k, v, o, lse;
   // The backward's inputs (dO; o and lse as stored) and outputs, its workspace.
   DeviceBuffer dout, o_in, lse_in, dq, dk, dv, delta, acc_k, acc_v, dq_acc, dq_flags;
+  // The stored-D^S workspace (attention-tc.md §21), allocated on first use: O(hq Lq Lk) bytes.
+  std::unique_ptr<DeviceBuffer> ds_ws;
+  DeviceBuffer& ds_workspace() {
+    if (!ds_ws)
+      ds_ws = std::make_unique<DeviceBuffer>(static_cast<std::size_t>(
+          sa::backward_ds_workspace_bytes(pt.num_seqs(), max_len(pt.cu_q), max_len(pt.cu_k), pt.hq)));
+    return *ds_ws;
+  }
+  // The backward's arguments with the dq pass reading the stored D^S.
+  sa::BackwardParams bwd_params_stored_ds() {
+    sa::BackwardParams b = bwd_params();
+    b.ds_workspace = ds_workspace().ptr;
+    b.ds_workspace_bytes = static_cast<std::int64_t>(ds_workspace().bytes);
+    return b;
+  }
   Run(const Point& p)
       : pt(p),
         cu_q(p.cu_q.size() * 4),
@@ -414,8 +432,18 @@ bool check_point(const Point& pt, const Options& opt) {
   const bool ctl_dq = control(r.dq, dq_want, dq_want.n ? static_cast<std::int64_t>(pick() % dq_want.n) : 0, cdq.mismatches);
   const bool ctl_dk = control(r.dk, dk_want, dk_want.n ? static_cast<std::int64_t>(pick() % dk_want.n) : 0, cdk.mismatches);
   const bool ctl_dv = control(r.dv, dv_want, dv_want.n ? static_cast<std::int64_t>(pick() % dv_want.n) : 0, cdv.mismatches);
+  // The same backward with the dq pass reading the D^S the dK/dV pass stored (§21): dq, dk, dv
+  // again, from poisoned outputs and a poisoned workspace (0xff: NaN D^S where a tile is read
+  // that was not written).
+  for (DeviceBuffer* b : {&r.dq, &r.dk, &r.dv, &r.delta, &r.acc_k, &r.acc_v, &r.dq_acc, &r.dq_flags}) b->poison();
+  r.ds_workspace().poison();
+  CHECK_STATUS(sa::backward(r.bwd_params_stored_ds(), r.host()));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const Compare sdq = compare(r.dq, dq_want), sdk = compare(r.dk, dk_want), sdv = compare(r.dv, dv_want);
+  const bool ctl_sdq = control(r.dq, dq_want, dq_want.n ? static_cast<std::int64_t>(pick() % dq_want.n) : 0, sdq.mismatches);
   const bool pass = co.mismatches == 0 && cl.mismatches == 0 && ctl_o && ctl_l && cdq.mismatches == 0 &&
-                    cdk.mismatches == 0 && cdv.mismatches == 0 && ctl_dq && ctl_dk && ctl_dv;
+                    cdk.mismatches == 0 && cdv.mismatches == 0 && ctl_dq && ctl_dk && ctl_dv && sdq.mismatches == 0 &&
+                    sdk.mismatches == 0 && sdv.mismatches == 0 && ctl_sdq;
   // Where the point mismatches: the other zero rules, to say which one the kernel's bits follow.
   std::string others;
   if (!pass) {
@@ -442,14 +470,17 @@ bool check_point(const Point& pt, const Options& opt) {
   char line[2048];
   std::snprintf(line, sizeof line,
                 "{\"section\":\"grid\",\"point\":\"%s\",\"fingerprint\":\"%s\",\"mismatch\":{\"o\":%lld,\"lse\":%lld,"
-                "\"dq\":%lld,\"dk\":%lld,\"dv\":%lld},"
+                "\"dq\":%lld,\"dk\":%lld,\"dv\":%lld,\"stored_ds\":{\"dq\":%lld,\"dk\":%lld,\"dv\":%lld,"
+                "\"control_dq\":%s}},"
                 "\"digest\":{\"o\":\"%s\",\"lse\":\"%s\",\"dq\":\"%s\",\"dk\":\"%s\",\"dv\":\"%s\"},"
                 "\"control\":{\"o\":%s,\"lse\":%s,\"dq\":%s,\"dk\":%s,\"dv\":%s}%s%s%s%s,\"ref_s\":%.2f,"
                 "\"pass\":%s}",
                 pt.name().c_str(), sa::tc::fingerprint(pt.libm, sa::tc::kHardwareParams).c_str(),
                 static_cast<long long>(co.mismatches), static_cast<long long>(cl.mismatches),
                 static_cast<long long>(cdq.mismatches), static_cast<long long>(cdk.mismatches),
-                static_cast<long long>(cdv.mismatches), hex(co.digest).c_str(), hex(cl.digest).c_str(),
+                static_cast<long long>(cdv.mismatches), static_cast<long long>(sdq.mismatches),
+                static_cast<long long>(sdk.mismatches), static_cast<long long>(sdv.mismatches), ctl_sdq ? "true" : "false",
+                hex(co.digest).c_str(), hex(cl.digest).c_str(),
                 hex(cdq.digest).c_str(), hex(cdk.digest).c_str(), hex(cdv.digest).c_str(), ctl_o ? "true" : "false",
                 ctl_l ? "true" : "false", ctl_dq ? "true" : "false", ctl_dk ? "true" : "false", ctl_dv ? "true" : "false", first,
                 others.empty() ? "" : ",\"mismatch_under_other_zero_rules\":{", others.c_str(), others.empty() ? "" : "}",
@@ -835,19 +866,29 @@ void bench(const Options& opt) {
         CHECK_CUDA(cudaMemcpy(r.lse_in.ptr, r.lse.ptr, r.lse.bytes, cudaMemcpyDeviceToDevice));
         r.dout.upload(in.dout.bytes.data());
       }
-      auto time_bwd = [&](int reps) {
-        const sa::BackwardParams b = r.bwd_params();
+      auto time_bwd = [&](const sa::BackwardParams& b, int reps) {
         return time_ms([&] { CHECK_STATUS(sa::backward(b, r.host())); }, 2, reps);
       };
-      const float tc_bwd_ms = time_bwd(std::max(3, opt.bench_reps / 2));
+      const float tc_bwd_ms = time_bwd(r.bwd_params(), std::max(3, opt.bench_reps / 2));
+      // The dq pass from the stored D^S (§21), where its workspace fits the card (half of what is free).
+      std::size_t free_b = 0, total_b = 0;
+      CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
+      const std::int64_t ds_bytes = sa::backward_ds_workspace_bytes(1, s, s, 32);
+      float tc_bwd_stored_ms = -1.0f;
+      if (ds_bytes > 0 && static_cast<std::size_t>(ds_bytes) < free_b / 2) {
+        tc_bwd_stored_ms = time_bwd(r.bwd_params_stored_ds(), std::max(3, opt.bench_reps / 2));
+        r.ds_ws.reset();
+      }
       const double flops = 4.0 * s * s * 128.0 * 32 / 2;
       char line[768];
       std::snprintf(line, sizeof line,
                     "{\"section\":\"bench\",\"shape\":\"Qwen3-8B hq=32 hkv=8 D=128 causal bf16\",\"S\":%d,\"libm\":\"%s\","
                     "\"tc_fwd_ms\":%.4f,\"tc_fwd_tflops\":%.1f,\"tc_bwd_ms\":%.4f,\"tc_fwd_bwd_ms\":%.4f,"
-                    "\"tc_bwd_tflops_2_5x\":%.1f,\"fma_chain_fwd_ms\":%.4f,\"fma_over_tc\":%.2f}",
+                    "\"tc_bwd_tflops_2_5x\":%.1f,\"tc_bwd_stored_ds_ms\":%.4f,\"ds_workspace_bytes\":%lld,"
+                    "\"fma_chain_fwd_ms\":%.4f,\"fma_over_tc\":%.2f}",
                     s, sa::libm_name(l), tc_ms, flops / tc_ms / 1e9, tc_bwd_ms, tc_ms + tc_bwd_ms,
-                    2.5 * flops / tc_bwd_ms / 1e9, fma_ms, fma_ms > 0 ? fma_ms / tc_ms : -1.0);
+                    2.5 * flops / tc_bwd_ms / 1e9, tc_bwd_stored_ms, static_cast<long long>(ds_bytes), fma_ms,
+                    fma_ms > 0 ? fma_ms / tc_ms : -1.0);
       emit(line);
       cudaEventDestroy(e0);
       cudaEventDestroy(e1);

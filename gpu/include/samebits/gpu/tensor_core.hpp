@@ -9,8 +9,9 @@
 //   shared_address(p)                  p in the shared window (descriptors' and swizzles' addresses)
 //   smem_descriptor(p, lbo, sbo)       a no-swizzle matrix descriptor
 //   smem_descriptor_sw128(p, lbo, sbo) one of the 128-byte swizzle (1024-aligned tiles)
-//   wgmma_ss<F, N, TransB>(d, da, db, scale_d)
-//                                      D = A B (+ D), A (K-major), B from shared memory
+//   wgmma_ss<F, N, TransB, TransA>(d, da, db, scale_d)
+//                                      D = A B (+ D), A (K-major, or M-major with TransA = 1)
+//                                      and B from shared memory
 //   wgmma_rs<F, N, TransB>(d, a, db, scale_d)
 //                                      the same with A from registers
 //   pack2<F>(lo, hi)                   two fp32 values rounded to one .b32 of operands
@@ -69,19 +70,20 @@ using arch::sm90::wgmma_commit;
 using arch::sm90::wgmma_fence;
 using arch::sm90::wgmma_wait;
 
-template <Format F, int N, int TransB = 0>
+template <Format F, int N, int TransB = 0, int TransA = 0>
 SAMEBITS_TC_FUNC void wgmma_ss(float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d) {
   static_assert(N == 32 || N == 64 || N == 128, "wgmma_ss: N = 32, 64 or 128");
   static_assert(TransB == 0 || TransB == 1, "wgmma_ss: TransB is 0 (K-major B) or 1 (N-major B)");
+  static_assert(TransA == 0 || TransA == 1, "wgmma_ss: TransA is 0 (K-major A) or 1 (M-major A)");
 #if defined(SAMEBITS_GPU_EMU)
-  arch::sm90::wgmma_ss<N>(F, d, da, db, scale_d, TransB == 1);
+  arch::sm90::wgmma_ss<N>(F, d, da, db, scale_d, TransB == 1, TransA == 1);
 #else
-  if constexpr (F == Format::bf16 && N == 32) arch::sm90::wgmma_ss_bf16_n32<TransB>(d, da, db, scale_d);
-  else if constexpr (F == Format::bf16 && N == 64) arch::sm90::wgmma_ss_bf16_n64<TransB>(d, da, db, scale_d);
-  else if constexpr (F == Format::bf16) arch::sm90::wgmma_ss_bf16_n128<TransB>(d, da, db, scale_d);
-  else if constexpr (N == 32) arch::sm90::wgmma_ss_f16_n32<TransB>(d, da, db, scale_d);
-  else if constexpr (N == 64) arch::sm90::wgmma_ss_f16_n64<TransB>(d, da, db, scale_d);
-  else arch::sm90::wgmma_ss_f16_n128<TransB>(d, da, db, scale_d);
+  if constexpr (F == Format::bf16 && N == 32) arch::sm90::wgmma_ss_bf16_n32<TransB, TransA>(d, da, db, scale_d);
+  else if constexpr (F == Format::bf16 && N == 64) arch::sm90::wgmma_ss_bf16_n64<TransB, TransA>(d, da, db, scale_d);
+  else if constexpr (F == Format::bf16) arch::sm90::wgmma_ss_bf16_n128<TransB, TransA>(d, da, db, scale_d);
+  else if constexpr (N == 32) arch::sm90::wgmma_ss_f16_n32<TransB, TransA>(d, da, db, scale_d);
+  else if constexpr (N == 64) arch::sm90::wgmma_ss_f16_n64<TransB, TransA>(d, da, db, scale_d);
+  else arch::sm90::wgmma_ss_f16_n128<TransB, TransA>(d, da, db, scale_d);
 #endif
 }
 

@@ -227,12 +227,13 @@ void step(mma::sm90::Format f, float (&d)[N / 2], const std::uint16_t (*a)[16], 
 }  // namespace emu_detail
 
 template <int N>
-void wgmma_ss(mma::sm90::Format f, float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d, bool trans_b) {
+void wgmma_ss(mma::sm90::Format f, float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d, bool trans_b,
+              bool trans_a = false) {
   const unsigned t = emu::current_block()->current->linear;
   const emu_detail::Desc A = emu_detail::decode(da), B = emu_detail::decode(db);
   std::uint16_t a[2][16];
   for (int r = 0; r < 2; ++r)
-    for (int k = 0; k < 16; ++k) a[r][k] = emu_detail::at(A, emu_detail::frag_row(t, 2 * r), k, false);
+    for (int k = 0; k < 16; ++k) a[r][k] = emu_detail::at(A, emu_detail::frag_row(t, 2 * r), k, trans_a);
   emu_detail::step<N>(f, d, a, B, trans_b, scale_d);
 }
 

@@ -55,6 +55,13 @@ struct WorkspaceFloats {
 };
 WorkspaceFloats backward_workspace_floats(std::int64_t total_q, std::int64_t total_k, int hq, int d);
 
+// Bytes of BackwardParams::ds_workspace (policy sm90-tensor-core): one
+// 16 KiB D^S tile [128 keys x 64 query rows] per (sequence, 64-row query
+// tile, key block of 128, query head), sized from the longest sequences:
+// num_seqs * (ceil(max_seqlen_q / 64) + 1) * ceil(max_seqlen_k / 128) * hq *
+// 16384 (Qwen3-8B, one sequence of 4096: 1.1 GB). -1 on int64 overflow.
+std::int64_t backward_ds_workspace_bytes(int num_seqs, int max_seqlen_q, int max_seqlen_k, int hq);
+
 // "samebits-attention/1 policy=fma-chain/1 B=64 libm=..." (contract.hpp).
 inline std::string fingerprint(Libm libm) { return fingerprint(Policy::fma_chain, libm); }
 

@@ -96,6 +96,14 @@ struct BackwardParams : ProblemParams {
   // thread). A part that hands on reads accum_k/accum_v after the call.
   const float* accum_k_in = nullptr;
   const float* accum_v_in = nullptr;
+  // Optional, policy sm90-tensor-core only (attention-tc.md §21): a workspace
+  // of at least backward_ds_workspace_bytes() bytes. When given, the dK/dV pass
+  // also stores each (key block, 64-row query tile)'s D^S there, and the dq
+  // pass reads it back instead of recomputing S, dP and dS: the same bits,
+  // O(hq * Lq * Lk) bytes (bf16/f16) of memory for about half the dq pass's
+  // time. Null: the dq pass recomputes them (O(rows) workspace).
+  void* ds_workspace = nullptr;
+  std::int64_t ds_workspace_bytes = 0;
 };
 
 }  // namespace samebits::kernels::attention

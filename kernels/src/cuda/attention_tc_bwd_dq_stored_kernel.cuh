@@ -1,0 +1,177 @@
+// kernels/src/cuda/attention_tc_bwd_dq_stored_kernel.cuh — the dq pass of the
+// sm90-tensor-core backward from STORED D^S (docs/kernels/attention-tc.md
+// §21): when BackwardParams::ds_workspace is given, the dK/dV pass
+// (attention_tc_bwd_kernel.cuh) writes each (key block, 64-row query tile)'s
+// D^S = rnd(ds) to it, and this pass computes dq's partials from those bits
+// instead of recomputing S, dP, p and ds (attention_tc_bwd_dq_kernel.cuh): 1
+// GEMM per (key block, query tile) instead of 3, no exp, for O(hq Lq Lk)
+// bytes of memory. The bits are the recomputing pass's: D^S is the same
+// rnd(ds) (the dK/dV pass's S^T has S's bits, §5.2), and the partial is the
+// same chain — the block's 8 k16 key groups in order, the first with
+// scale-d = 0 — whether A comes from registers or from shared memory (the
+// model does not see where an operand comes from; mma.md measures A from
+// registers against shared memory).
+//
+// One block: the forward's shape. Consumer warpgroups 0 and 1 hold query
+// positions 128 t + 64 w .. + 63, i.e. the dK/dV pass's 64-row tile u = 2 t +
+// w; warpgroup 2 (the producer) copies, for each key block b in ascending
+// order, K [128 x D] and the two D^S tiles (b, 2 t) and (b, 2 t + 1) into one
+// of kStages stages (mbarriers full / empty). A D^S tile the dK/dV pass did
+// not write (no row of the 64 has a member in block b) is zero-filled: its
+// rows' partials are never added. Per block:
+//   partial = D^S K    8 wgmma m64nDk16, A = D^S M-major from shared memory
+//                      (imm-trans-a 1), B = K N-major (the forward's V reading)
+//   dq_acc = add(dq_acc, partial) for rows whose list reaches block b
+// then dq_acc to the fp32 workspace p.dq_accum, as the recomputing pass.
+#pragma once
+
+#include "attention_tc_bwd_dq_kernel.cuh"
+#include "attention_tc_bwd_kernel.cuh"
+
+namespace samebits::kernels::attention::cuda {
+
+// Registers: the consumers hold dq_acc and one partial (2 x D/2); ptxas -v at D = 128: no spills.
+inline constexpr int kTcDqStoredConsumerRegs = 232, kTcDqStoredProducerRegs = 40;
+static_assert(kTcThreads * kTcDqStoredConsumerRegs + kTcProducerThreads * kTcDqStoredProducerRegs <=
+                  tc_block_register_pool(kTcFwdThreads),
+              "the split fits the block's registers");
+
+// kStages stages of K [128 x D] and two D^S tiles, swizzled, from a 1024-aligned base.
+template <int D>
+struct TcDqStoredLayout {
+  using Tile = TcSwTile<D, kTcKeys>;
+  static constexpr int kStages = 3;  // memory-bound: two stages loading while one computes
+  static constexpr int kDsBytes = TcDsTile::kBytes;
+  static constexpr int kStage0 = 0, kStageBytes = Tile::kBytes + kTcWarpgroups * kDsBytes;
+  static constexpr int kFull = kStage0 + kStages * kStageBytes, kEmpty = kFull + 8 * kStages, kQFull = kEmpty + 8 * kStages;
+  static constexpr int kAlign = 1024;
+  static constexpr int kBytes = kQFull + 8 + kAlign;
+  static_assert(kStageBytes % 1024 == 0 && kDsBytes % 1024 == 0, "swizzled tiles start 1024-aligned");
+  static_assert(kBytes <= 227 * 1024, "the stages fit an sm_90 block's shared memory");
+  static_assert(kFull <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
+};
+
+template <int D, DType In>
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_dq_stored_kernel(const BackwardParams p) {
+  using Ly = TcDqStoredLayout<D>;
+  using Tile = typename Ly::Tile;
+  constexpr auto kFmt = tc::format_of(In);
+  constexpr int kDv = D / 2;  // dq accumulator / partial registers (m64nD)
+  extern SAMEBITS_SHARED float4 smem4[];
+  char* smem = align_shared_1024(reinterpret_cast<char*>(smem4));
+
+  const int seq_index = gpu::blockIdx.z;
+  const Sequence seq = sequence_of(p, seq_index);
+  if (seq.lq == 0) return;
+  const int a0 = seq.lk - seq.lq;  // position of the sequence's row 0 (§2)
+  const int t_first = floor_div(a0, kTcRows), t_last = floor_div(a0 + seq.lq - 1, kTcRows);
+  const int t = t_last - static_cast<int>(gpu::blockIdx.x);  // heaviest tiles first
+  if (t < t_first) return;
+  const int h = gpu::blockIdx.y, g = h / (p.hq / p.hkv);
+  const int tid = gpu::threadIdx.x, wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32, quad = lane % 4;
+
+  const int qi0 = t * kTcRows - a0;  // tile row j holds sequence row qi0 + j
+  const int q_first = gpu::max_int(0, -qi0), q_end = gpu::min_int(kTcRows, seq.lq - qi0);
+  const int n_last = dense_list_length(qi0 + q_end - 1, seq.lq, seq.lk, p.causal);
+  const int blocks = (n_last + kTcKeys - 1) / kTcKeys;
+
+  auto bar = [&](int offset, int st) { return reinterpret_cast<std::uint64_t*>(smem + offset + 8 * st); };
+  if (tid == 0) tc_init_stage_barriers<Ly::kStages>(bar(Ly::kFull, 0), bar(Ly::kEmpty, 0), bar(Ly::kQFull, 0));
+  gpu::block_barrier();  // the last block-wide barrier: the roles part here
+
+  if (wg == kTcWarpgroups) {
+    // The producer: K of block b and the D^S tiles (b, 2t), (b, 2t + 1) into stage b % kStages
+    // once every consumer warp is done with block b - kStages there.
+    gpu::setmaxnreg_dec<kTcDqStoredProducerRegs>();
+    const int u_seq0 = floor_div(a0, kTcBwdRows), u_last = floor_div(a0 + seq.lq - 1, kTcBwdRows);
+    for (int b = 0; b < blocks; ++b) {
+      const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
+      if (b >= Ly::kStages) gpu::mbarrier_wait(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
+      char* dst = smem + Ly::kStage0 + st * Ly::kStageBytes;
+      tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      // The dK/dV pass of block b wrote tiles u_first(b) .. u_last (its a_first, §6).
+      const int u_first = floor_div(p.causal ? gpu::max_int(a0, b * kTcKeys) : a0, kTcBwdRows);
+#pragma unroll
+      for (int w = 0; w < kTcWarpgroups; ++w) {
+        const int u = 2 * t + w;
+        const bool written = u >= u_first && u <= u_last;
+        const char* src = written ? tc_ds_tile(p, seq_index, u - u_seq0, b, h) : static_cast<const char*>(p.ds_workspace);
+        char* d = dst + Tile::kBytes + w * Ly::kDsBytes;
+        // A linear copy: the tile's bytes are already in the swizzled shared-memory order.
+#pragma unroll
+        for (int e = tid % kTcProducerThreads; e < Ly::kDsBytes / 16; e += kTcProducerThreads)
+          gpu::copy_async_16_or_zero(d + 16 * e, written ? src + 16 * e : src, written);
+      }
+      gpu::copy_async_mbarrier_arrive(bar(Ly::kFull, st));
+    }
+    gpu::copy_async_wait<0>();  // no copy outlives the thread
+    return;
+  }
+  gpu::setmaxnreg_inc<kTcDqStoredConsumerRegs>();
+
+  // This thread's two rows (fragment rows lane/4 and lane/4 + 8 of its warp's 16): list length,
+  // 0 outside the sequence.
+  auto tile_row = [&](int r) { return wg * kTcWgRows + warp * 16 + lane / 4 + 8 * r; };
+  int n[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int j = tile_row(r);
+    n[r] = j >= q_first && j < q_end ? dense_list_length(qi0 + j, seq.lq, seq.lk, p.causal) : 0;
+  }
+
+  float acc[kDv];
+#pragma unroll
+  for (int i = 0; i < kDv; ++i) acc[i] = 0.0f;
+
+  if (blocks > 0) {
+    // Descriptors: D^S of this warpgroup as A, M-major (TcDsTile: LBO one panel, SBO 1024 B, a k16
+    // step 16 key rows); K as B, N-major (N = d, K = keys), as the recomputing pass's.
+    const std::uint64_t dDs = gpu::smem_descriptor_sw128(smem + Ly::kStage0 + Tile::kBytes + wg * Ly::kDsBytes,
+                                                         TcDsTile::kPanelBytes, TcDsTile::kAtomBytes);
+    const std::uint64_t dKb = gpu::smem_descriptor_sw128(smem + Ly::kStage0, Tile::kPanelBytes, Tile::kAtomBytes);
+    constexpr std::uint64_t kStepStage = Ly::kStageBytes >> 4;
+    static_assert(TcDsTile::kKeyStep == Tile::kKeyStep, "one 16-row step for both operands");
+    for (int b = 0; b < blocks; ++b) {
+      const int st = b % Ly::kStages;
+      gpu::mbarrier_wait(bar(Ly::kFull, st), (b / Ly::kStages) & 1);
+      gpu::fence_proxy_async_shared();
+      const std::uint64_t stage = static_cast<std::uint64_t>(st) * kStepStage;
+      float part[kDv];
+#pragma unroll
+      for (int i = 0; i < kDv; ++i) {
+        part[i] = 0.0f;
+        gpu::fence_operand(part[i]);
+      }
+      gpu::wgmma_fence();
+      // §5.3 the partial: the block's 8 k16 key groups of one fresh chain.
+#pragma unroll
+      for (int kk = 0; kk < kTcKeys / 16; ++kk)
+        gpu::wgmma_ss<kFmt, D, 1, 1>(part, dDs + stage + kk * TcDsTile::kKeyStep, dKb + stage + kk * Tile::kKeyStep,
+                                     kk > 0);
+      gpu::wgmma_commit();
+      gpu::wgmma_wait<0>();
+      if (lane == 0) gpu::mbarrier_arrive(bar(Ly::kEmpty, st));  // this warp is done with block b's stage
+#pragma unroll
+      for (int i = 0; i < kDv; ++i) gpu::fence_operand(part[i]);
+#pragma unroll
+      for (int i = 0; i < kDv; ++i) acc[i] = b * kTcKeys < n[(i / 2) % 2] ? add_rn(acc[i], part[i]) : acc[i];
+    }
+  }
+
+  // dq_acc of every valid row to the workspace (element i: column 8 (i/4) + 2 quad + i % 2).
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int j = tile_row(r);
+    if (j < q_first || j >= q_end) continue;
+    float* row = p.dq_accum + ((seq.q0 + qi0 + j) * p.hq + h) * static_cast<std::int64_t>(D);
+#pragma unroll
+    for (int i = 0; i < kDv; i += 2) {
+      if ((i / 2) % 2 != r) continue;
+      const int col = 8 * (i / 4) + 2 * quad;
+      row[col] = acc[i];
+      row[col + 1] = acc[i + 1];
+    }
+  }
+}
+
+}  // namespace samebits::kernels::attention::cuda
