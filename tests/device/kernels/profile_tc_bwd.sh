@@ -8,25 +8,34 @@
 #   src_dkdv.csv.gz    the dK/dV pass per SASS instruction: executed count and stall samples by reason
 #   src_dq.csv.gz      the same for the dq pass
 #   stalls_*.txt       tests/device/kernels/stall_summary.py of each
+#   profile_tc_bwd.sh NAME stored   the backward with the dq pass from stored D^S (attention-tc.md
+#                      §21): the dK/dV pass that stores it (the bench's 6th dK/dV launch: 5 of the
+#                      recomputing backward come first, 2 warm-up + 3 timed) and the stored dq pass
 set -u
-[ $# -eq 1 ] || { echo "usage: profile_tc_bwd.sh NAME (v/NAME/attention_tc_check)" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: profile_tc_bwd.sh NAME [stored] (v/NAME/attention_tc_check)" >&2; exit 2; }
+dkdv_skip=0 dq_re="attention_tc_bwd_dq_kernel" sfx=""
+if [ "${2:-}" = stored ]; then dkdv_skip=5 dq_re="attention_tc_bwd_dq_stored_kernel" sfx="_stored"; fi
 bin=v/$1/attention_tc_check
 [ -e "$bin" ] || { mkdir -p "v/$1" && tar xJf ".devcarry/$1-check.tar.xz" -C "v/$1"; }
 [ -e "$bin" ] || { echo "no $bin" >&2; exit 2; }
 R=${OUT:-/tmp/out}/r
-P=$R/profile_$1
+P=$R/profile_$1$sfx
 mkdir -p "$P"
 pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }
 drive=("$bin" --sections bench --bench-seqlens 4096 --bench-libms nvcc --bench-reps 1 --out /tmp/profile_bench)
-timeout 200 ncu --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
-  --section InstructionStats --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
-  -k regex:"attention_tc_bwd_(kernel|dq_kernel)" --launch-count 2 "${drive[@]}" > "$P/details.txt" 2>&1
-echo "details: rc=$?"
-grep -E "attention_tc_bwd|Duration|Issue Slots Busy|Eligible Warps|hmma" "$P/details.txt" | head -20
+for k in "attention_tc_bwd_kernel:$dkdv_skip" "$dq_re:0"; do
+  timeout 150 ncu --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
+    --section InstructionStats --section MemoryWorkloadAnalysis \
+    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum \
+    -k regex:"${k%%:*}\$" --launch-skip "${k#*:}" --launch-count 1 "${drive[@]}" >> "$P/details.txt" 2>&1
+  echo "details ${k%%:*}: rc=$?"
+done
+grep -E "attention_tc_bwd|Duration|Issue Slots Busy|Eligible Warps|hmma|dram__bytes|Memory Throughput" "$P/details.txt" | head -30
 pack
-for k in "dkdv:attention_tc_bwd_kernel" "dq:attention_tc_bwd_dq_kernel"; do
-  n=${k%%:*} re=${k#*:}
-  timeout 200 ncu --section WarpStateStats --section SourceCounters -k regex:"$re" --launch-count 1 \
+for k in "dkdv:attention_tc_bwd_kernel:$dkdv_skip" "dq:$dq_re:0"; do
+  n=${k%%:*} rest=${k#*:}
+  re=${rest%%:*} skip=${rest#*:}
+  timeout 200 ncu --section WarpStateStats --section SourceCounters -k regex:"$re\$" --launch-skip "$skip" --launch-count 1 \
     --page source --csv --print-source sass "${drive[@]}" > "$P/src_$n.csv" 2> "$P/src_$n.err"
   echo "source $n: rc=$?"
   python3 tests/device/kernels/stall_summary.py "$P/src_$n.csv" --top 25 > "$P/stalls_$n.txt" 2>&1
