@@ -207,8 +207,8 @@ SAMEBITS_DEVICE_FUNC void tc_produce_kv(const P& p, const Sequence& seq, int g, 
     const int st = b % kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
     if (b >= kStages) gpu::mbarrier_wait(empty + st, (b / kStages - 1) & 1);
     char* k_dst = stage0 + st * stage_bytes;
-    tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(k_dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-    tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(k_dst + Tile::kBytes, p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(k_dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(k_dst + Tile::kBytes, p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
     gpu::copy_async_mbarrier_arrive(full + st);
   }
   gpu::copy_async_wait<0>();  // no copy outlives the thread
