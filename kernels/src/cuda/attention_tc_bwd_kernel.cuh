@@ -189,8 +189,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   auto stage_q = [&](int u, int buf) {
     const int qi0 = u * kTcBwdRows - a0;
     const int first = gpu::max_int(0, -qi0), end = gpu::min_int(kTcBwdRows, seq.lq - qi0);
-    tc_stage_tile_sw<D, kTcBwdRows>(sQ(buf), p.q, p.q_stride, seq.q0 + qi0, first, end, h);
-    tc_stage_tile_sw<D, kTcBwdRows>(sDo(buf), p.dout, p.dout_stride, seq.q0 + qi0, first, end, h);
+    tc_stage_tile_sw_unrolled<D, kTcBwdRows>(sQ(buf), p.q, p.q_stride, seq.q0 + qi0, first, end, h);
+    tc_stage_tile_sw_unrolled<D, kTcBwdRows>(sDo(buf), p.dout, p.dout_stride, seq.q0 + qi0, first, end, h);
   };
   // The dK/dV pass copies lse and delta with Q and dO (4-byte cp.async, +0 outside the sequence).
   auto stage_tile = [&](int u, int buf) {

@@ -136,6 +136,28 @@ SAMEBITS_DEVICE_FUNC void tc_stage_tile_sw(char* dst, const void* base, Strides 
   }
 }
 
+// The same copies, unrolled: thread t copies chunk t % (D/8) of rows t / (D/8) + k (kThreads /
+// (D/8)), k = 0, 1, ..., from one 64-bit source address a call — for a consumer that copies
+// between its GEMMs (the dK/dV pass), where the loop's index and address arithmetic per chunk
+// was about a sixth of its instructions; a producer with few registers keeps the loop.
+template <int D, int kRows, int kThreads = kTcThreads>
+SAMEBITS_DEVICE_FUNC void tc_stage_tile_sw_unrolled(char* dst, const void* base, Strides st, std::int64_t row0,
+                                                    int first, int end, int h) {
+  using T = TcSwTile<D, kRows>;
+  static_assert(kThreads % T::kChunks == 0 && (kRows * T::kChunks) % kThreads == 0, "whole rows a pass, whole passes");
+  constexpr int kRowStep = kThreads / T::kChunks, kPasses = kRows * T::kChunks / kThreads;
+  const char* b = static_cast<const char*>(base);
+  const int t = static_cast<int>(gpu::threadIdx.x % kThreads), r0 = t / T::kChunks, c = t % T::kChunks;
+  const char* src0 = b + ((row0 + r0) * st.row + static_cast<std::int64_t>(h) * st.head + c * 8) * 2;
+  const std::int64_t step = kRowStep * st.row * 2;  // bytes from one pass's row to the next's
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int r = r0 + k * kRowStep;
+    const bool valid = r >= first && r < end;
+    gpu::copy_async_16_or_zero(dst + T::offset(r, c), valid ? src0 + k * step : b, valid);
+  }
+}
+
 // The forward's shared memory: Q [128 x D] and three K, V stages, swizzled
 // tiles from a 1024-aligned base (kBytes has the alignment's slack).
 template <int D>
@@ -185,8 +207,8 @@ SAMEBITS_DEVICE_FUNC void tc_produce_kv(const P& p, const Sequence& seq, int g, 
     const int st = b % kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
     if (b >= kStages) gpu::mbarrier_wait(empty + st, (b / kStages - 1) & 1);
     char* k_dst = stage0 + st * stage_bytes;
-    tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(k_dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-    tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(k_dst + Tile::kBytes, p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(k_dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(k_dst + Tile::kBytes, p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
     gpu::copy_async_mbarrier_arrive(full + st);
   }
   gpu::copy_async_wait<0>();  // no copy outlives the thread
