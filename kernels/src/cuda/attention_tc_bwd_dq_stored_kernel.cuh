@@ -96,11 +96,17 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
         const int u = 2 * t + w;
         const bool written = u >= u_first && u <= u_last;
         const char* src = written ? tc_ds_tile(p, seq_index, u - u_seq0, b, h) : static_cast<const char*>(p.ds_workspace);
-        char* d = dst + Tile::kBytes + w * Ly::kDsBytes;
-        // A linear copy: the tile's bytes are already in the swizzled shared-memory order.
+        // 16-byte chunk e is chunk e % 8 of key row e / 8, into the swizzled tile (8 lanes a row).
+        // A thread's chunks e0 + 128 i sit 16 rows apart, so their row % 8 and swizzle are e0's:
+        // one address each side plus a constant step (the producer has 40 registers).
+        static_assert((kTcProducerThreads / 8) % 8 == 0, "a thread's rows share their row % 8");
+        constexpr int kStep = kTcProducerThreads * 16;
+        const int e0 = tid % kTcProducerThreads;
+        char* d = dst + Tile::kBytes + w * Ly::kDsBytes + TcDsTile::offset(e0 / 8, e0 % 8);
+        const char* s0 = written ? src + 16 * e0 : src;
 #pragma unroll
-        for (int e = tid % kTcProducerThreads; e < Ly::kDsBytes / 16; e += kTcProducerThreads)
-          gpu::copy_async_16_or_zero(d + 16 * e, written ? src + 16 * e : src, written);
+        for (int i = 0; i < Ly::kDsBytes / kStep; ++i)
+          gpu::copy_async_16_or_zero(d + i * kStep, written ? s0 + i * kStep : s0, written);
       }
       gpu::copy_async_mbarrier_arrive(bar(Ly::kFull, st));
     }

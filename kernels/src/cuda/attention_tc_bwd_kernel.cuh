@@ -67,9 +67,9 @@ struct TcBwdLayout {
 };
 
 // §21 stored D^S (BackwardParams::ds_workspace): the dK/dV pass writes the D^S of each (key block
-// kb, 64-row query tile) it visits as one 16 KiB tile [128 keys x 64 query rows] in the byte order
-// of a swizzled shared-memory tile with the query rows contiguous (TcSwTile: a row per key, 128 B),
-// so the dq pass copies it linearly and reads it as an M-major wgmma A operand. Tile (seq, rank, kb,
+// kb, 64-row query tile) it visits as one 16 KiB tile [128 keys x 64 query rows], row-major (a
+// 128-byte row per key, the query rows contiguous); the dq pass copies it into the swizzled
+// shared-memory tile TcDsTile and reads it as an M-major wgmma A operand. Tile (seq, rank, kb,
 // h), rank = the query tile's index from the sequence's first (u - floor(a0 / 64)), at
 // ((seq * tiles + rank) * blocks + kb) * hq + h, tiles and blocks from the longest sequences
 // (backward_ds_workspace_bytes, which uses the same constants).
@@ -359,17 +359,18 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     // next (ptxas serializes every wgmma when a loop's back edge carries one, C7514).
     // §21: D^S of tile u to the stored tile (seq, u - u_seq0, kb, h) when the dq pass reads it
     // back. Register j of step kk holds keys acc_key(2 j) and query rows c, c + 1 with c = 16 kk +
-    // 8 (j / 2) + 2 quad: one 4-byte word of the key's 128-byte row (its 16-byte chunk c / 8,
-    // swizzled). Rows outside the sequence and non-members hold +0, as the recomputing pass's dS.
-    // (key % 8 = lane / 4 for both keys; the thread's 8 chunks are a permutation of a row's.)
+    // 8 (j / 2) + 2 quad: one 4-byte word of the key's 128-byte row. Rows outside the sequence and
+    // non-members hold +0, as the recomputing pass's dS.
+    // The stored tile is not swizzled (the dq pass swizzles as it copies), so all 16 stores take
+    // constant offsets from one address: a swizzled store needed 8 addresses, and the stall on
+    // reusing their registers took 10 % of the pass's stall samples (H100, §21).
     auto store_ds = [&](int u) {
       char* row = tc_ds_tile(p, seq_index, u - u_seq0, kb, h) + acc_key(0) * 128 + 4 * quad;
-      const int r8 = (lane / 4) % 8;
 #pragma unroll
       for (int kk = 0; kk < kTcBwdGroups; ++kk)
 #pragma unroll
         for (int j = 0; j < 4; ++j)
-          *reinterpret_cast<std::uint32_t*>(row + 8 * 128 * (j % 2) + (((2 * kk + j / 2) ^ r8) << 4)) = da[kk][j];
+          *reinterpret_cast<std::uint32_t*>(row + 8 * 128 * (j % 2) + ((2 * kk + j / 2) << 4)) = da[kk][j];
     };
     auto s_dp_of = [&](int j) {  // S^T, dP^T of tile u_first + j issued; p, ds into pa, da
       const int buf = j % Bl::kQStages, qi0 = (u_first + j) * kTcBwdRows - a0;
