@@ -104,6 +104,7 @@ FUNCTIONS = {
     "samebits_attention_forward": (_I32, [_AP, _T3, _T3, _T3, _T3, _F32P, _VP]),
     "samebits_attention_backward_workspace_bytes": (_I64, [_I64, _I64, _I32, _I32]),
     "samebits_attention_backward_accum_offset": (_I64, [_I64, _I64, _I32, _I32, _I32]),
+    "samebits_attention_backward_stored_ds_workspace_bytes": (_I64, [_AP]),
     "samebits_attention_backward": (_I32, [_AP, _T3, _T3, _T3, _T3, _T3, _F32P, _T3, _T3, _T3, _VP, _I64,
                                            _F32P, _F32P, _VP]),
     "samebits_attention_reference_forward": (_I32, [_AP, _F32P, _F32P, _F32P, _F32P, _F32P, _I32]),
@@ -124,7 +125,8 @@ FUNCTIONS = {
 # Functions added to C ABI version 1 after its first release: a library built
 # before them loads, and calling one says it is missing.
 OPTIONAL = {"samebits_sparse_mla_reference_forward", "samebits_sparse_mla_reference_backward",
-            "samebits_attention_reference_backward_handover"}
+            "samebits_attention_reference_backward_handover",
+            "samebits_attention_backward_stored_ds_workspace_bytes"}
 # Functions whose return value is a status code (checked by Library.call).
 STATUS_FUNCTIONS = {n for n, (r, _) in FUNCTIONS.items() if r is _I32} - {
     "samebits_c_abi_version", "samebits_has_cuda_kernels"}

@@ -274,6 +274,21 @@ class Workspace(unittest.TestCase):
             self.assertEqual(got, want, args)
         self.assertNotEqual(workspace_model(10, 12, 8, 128), workspace_model(10, 12, 8, 64))  # control
 
+    def test_stored_ds_workspace_bytes(self):
+        # c_api.h: the parts above at a multiple of 256 bytes, then one 16 KiB D^S tile per
+        # (sequence, 64-row query tile + 1, key block of 128, query head); -1 under fma-chain.
+        L = _lib.load().lib
+        for rows, hq, d in [(8, 4, 64), (4096, 32, 128), (130, 2, 128), (1, 1, 64)]:
+            p = attention_problem(rows=rows, hq=hq, d=d)
+            self.assertEqual(L.samebits_attention_backward_stored_ds_workspace_bytes(C.byref(p)), -1)  # fma-chain
+            p.policy = 1
+            base = workspace_model(rows, rows, hq, d)[0]
+            tiles = ((rows + 63) // 64 + 1) * ((rows + 127) // 128) * hq
+            want = (base + 255) // 256 * 256 + tiles * 16384
+            self.assertEqual(L.samebits_attention_backward_stored_ds_workspace_bytes(C.byref(p)), want, (rows, hq, d))
+        p.max_seqlen_q = -1  # control: a negative size is -1
+        self.assertEqual(L.samebits_attention_backward_stored_ds_workspace_bytes(C.byref(p)), -1)
+
     def test_sparse_workspace_bytes(self):
         lib = _lib.load()
         from samebits import _validate as V

@@ -157,6 +157,10 @@ int32_t samebits_attention_forward(const samebits_attention_problem* p, samebits
   });
 }
 
+int64_t samebits_attention_backward_stored_ds_workspace_bytes(const samebits_attention_problem* p) {
+  return kv::c_stored_ds_workspace_bytes(p);
+}
+
 int32_t samebits_attention_backward(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
                                     samebits_tensor3 v, samebits_tensor3 o, samebits_tensor3 dout, const float* lse,
                                     samebits_tensor3 dq, samebits_tensor3 dk, samebits_tensor3 dv, void* workspace,
@@ -169,7 +173,7 @@ int32_t samebits_attention_backward(const samebits_attention_problem* p, samebit
     if (int32_t s = from_status(kv::check_c_workspace(p, fn, workspace, workspace_bytes, accum_k_in, accum_v_in)))
       return s;
     const ka::BackwardParams b =
-        kv::c_backward_params(p, q, k, v, o, dout, lse, dq, dk, dv, workspace, accum_k_in, accum_v_in);
+        kv::c_backward_params(p, q, k, v, o, dout, lse, dq, dk, dv, workspace, workspace_bytes, accum_k_in, accum_v_in);
 #if defined(SAMEBITS_WITH_CUDA)
     return from_status(ka::backward(b, host_of(p), stream));
 #else

@@ -474,10 +474,26 @@ ForwardParams c_forward_params(const samebits_attention_problem* p, samebits_ten
   return f;
 }
 
+std::int64_t c_stored_ds_offset(const samebits_attention_problem* p) {
+  if (!p || p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE) return -1;
+  const std::int64_t base = c_workspace_bytes(p->total_q, p->total_k, p->hq, p->d);
+  std::int64_t r;
+  if (base < 0 || !mul_add((base + 255) / 256, 256, 0, &r)) return -1;
+  return r;
+}
+
+std::int64_t c_stored_ds_workspace_bytes(const samebits_attention_problem* p) {
+  const std::int64_t at = c_stored_ds_offset(p);
+  const std::int64_t ds = p ? backward_ds_workspace_bytes(p->num_seqs, p->max_seqlen_q, p->max_seqlen_k, p->hq) : -1;
+  std::int64_t r;
+  if (at < 0 || ds < 0 || !mul_add(ds, 1, at, &r)) return -1;
+  return r;
+}
+
 BackwardParams c_backward_params(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
                                  samebits_tensor3 v, samebits_tensor3 o, samebits_tensor3 dout, const float* lse,
                                  samebits_tensor3 dq, samebits_tensor3 dk, samebits_tensor3 dv, void* workspace,
-                                 const float* accum_k_in, const float* accum_v_in) {
+                                 std::int64_t workspace_bytes, const float* accum_k_in, const float* accum_v_in) {
   BackwardParams b;
   fill_problem(b, p);
   b.q = q.data;
@@ -504,6 +520,13 @@ BackwardParams c_backward_params(const samebits_attention_problem* p, samebits_t
   b.accum_v = part(workspace, c_accum_offset(p->total_q, p->total_k, p->hq, p->d, 1));
   b.dq_accum = part(workspace, c_dq_offset(p, false));
   b.dq_flags = reinterpret_cast<std::int32_t*>(part(workspace, c_dq_offset(p, true)));
+  // A workspace that also holds the stored D^S (attention-tc.md §21) turns the tensor-core
+  // backward's dq pass from recomputing into reading it: the same bits.
+  const std::int64_t ds_at = c_stored_ds_offset(p), ds_total = c_stored_ds_workspace_bytes(p);
+  if (ds_at >= 0 && ds_total >= 0 && workspace_bytes >= ds_total) {
+    b.ds_workspace = part(workspace, ds_at);
+    b.ds_workspace_bytes = workspace_bytes - ds_at;
+  }
   b.accum_k_in = accum_k_in;
   b.accum_v_in = accum_v_in;
   return b;

@@ -90,6 +90,11 @@ ForwardParams c_forward_params(const samebits_attention_problem* p, samebits_ten
 BackwardParams c_backward_params(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
                                  samebits_tensor3 v, samebits_tensor3 o, samebits_tensor3 dout, const float* lse,
                                  samebits_tensor3 dq, samebits_tensor3 dk, samebits_tensor3 dv, void* workspace,
-                                 const float* accum_k_in, const float* accum_v_in);
+                                 std::int64_t workspace_bytes, const float* accum_k_in, const float* accum_v_in);
+
+// samebits_attention_backward_stored_ds_workspace_bytes: the workspace with the stored D^S after
+// its other parts (at a multiple of 256 bytes); -1 for the fma-chain policy or on overflow.
+std::int64_t c_stored_ds_offset(const samebits_attention_problem* p);
+std::int64_t c_stored_ds_workspace_bytes(const samebits_attention_problem* p);
 
 }  // namespace samebits::kernels::attention::validate

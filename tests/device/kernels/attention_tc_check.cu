@@ -28,7 +28,8 @@
 //             context-parallel backward (two parts, dK/dV accumulators handed
 //             on) vs one launch, 100 repeats (digests).
 // errors      the refusals: fp32 inputs, misaligned strides, other Params,
-//             tile_rows, a hand-over whose rows start off a 16-row group.
+//             tile_rows, a hand-over whose rows start off a 16-row group, a
+//             stored-D^S workspace one byte short or under fma-chain.
 // bench       Qwen3-8B shapes (hq 32, hkv 8, D 128, causal, bf16, one
 //             sequence) S = 512 .. 16384: ms (CUDA events, median of N after
 //             warm-up), TFLOP/s (forward 4 S^2 D hq / 2, backward 2.5 x that),
@@ -815,7 +816,23 @@ bool errors() {
                 "{\"section\":\"errors\",\"case\":\"hand-over at Lk - Lq = 24\",\"refused\":%s,\"message\":\"%s\",\"pass\":%s}",
                 s.ok() ? "false" : "true", s.message.c_str(), ok ? "true" : "false");
   emit(line);
-  return all && ok;
+  // The stored-D^S workspace (§21): refused under fma-chain, and when smaller than it must be.
+  auto expect_bwd = [&](const char* what, const sa::BackwardParams& bp, const char* needle) {
+    const sa::Status st = sa::backward(bp, rp.host());
+    const bool good = !st.ok() && st.message.find(needle) != std::string::npos;
+    std::snprintf(line, sizeof line, "{\"section\":\"errors\",\"case\":\"%s\",\"refused\":%s,\"message\":\"%s\",\"pass\":%s}",
+                  what, st.ok() ? "false" : "true", st.message.c_str(), good ? "true" : "false");
+    emit(line);
+    return good;
+  };
+  sa::BackwardParams bs = rp.bwd_params_stored_ds();
+  bs.ds_workspace_bytes -= 1;
+  const bool ok_small = expect_bwd("ds_workspace one byte short", bs, "backward_ds_workspace_bytes() needs");
+  bs = rp.bwd_params_stored_ds();
+  const sa::BackwardParams fma = rp.bwd_params(sa::Policy::fma_chain);
+  static_cast<sa::ProblemParams&>(bs) = static_cast<const sa::ProblemParams&>(fma);
+  const bool ok_policy = expect_bwd("ds_workspace under fma-chain", bs, "sm90-tensor-core only");
+  return all && ok && ok_small && ok_policy;
 }
 
 // ---- bench ---------------------------------------------------------------------------

@@ -98,8 +98,17 @@ class Samebits:
                                                        lse.data_ptr(), torch.cuda.current_stream().cuda_stream),
                    "forward")
 
-    def workspace(self, p):
-        n = self.lib.samebits_attention_backward_workspace_bytes(p.total_q, p.total_k, p.hq, p.d)
+    def workspace(self, p, stored_ds=False):
+        """The backward's workspace; stored_ds: large enough for the tensor-core backward's stored D^S
+        (attention-tc.md §21: its dq pass reads D^S back instead of recomputing it, the same bits)."""
+        if stored_ds:
+            f = self.lib.samebits_attention_backward_stored_ds_workspace_bytes
+            f.restype = C.c_int64
+            f.argtypes = [C.POINTER(Problem)]
+            n = f(C.byref(p))
+            assert n > 0, "no stored-D^S workspace for this problem (policy fma-chain?)"
+        else:
+            n = self.lib.samebits_attention_backward_workspace_bytes(p.total_q, p.total_k, p.hq, p.d)
         return torch.empty(n, dtype=torch.uint8, device="cuda")
 
     def backward(self, p, q, k, v, o, do, lse, dq, dk, dv, ws, accum_in=None):

@@ -14,11 +14,15 @@ shapes: B=1, Hq=32, Hkv=8, D=128, bf16, causal) it
     independent of our code), for ours and for SDPA flash;
   - measures the fp32 FMA roof in the same run (torch fp32 matmul 8192^3, TF32 off), and under
     --policy sm90-tensor-core the bf16 tensor roof (torch bf16 matmul 8192^3, fp32 accumulate),
-    against which the tensor-core kernels' fraction is given.
+    against which the tensor-core kernels' fraction is given;
+  - under --policy sm90-tensor-core, also times forward+backward with the backward's dq pass
+    reading the stored D^S (attention-tc.md §21; column "f+b sDS") where its workspace fits in
+    half the free memory, and counts its dq, dk, dv bits that differ from the recomputing pass's.
 One JSON object per line goes to OUTDIR/torch_compare.jsonl (torch_compare_tc.jsonl under
 --policy sm90-tensor-core: the wgmma kernels, docs/kernels/attention-tc.md); a table is printed last.
 """
 import argparse
+import ctypes as C
 import json
 import math
 import os
@@ -29,7 +33,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sbkernels import Samebits, peak_extra_mib, time_ms  # noqa: E402
+from sbkernels import Problem, Samebits, peak_extra_mib, time_ms  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
@@ -129,6 +133,26 @@ def main():
                                    "fwd_bwd_roof_fraction": (flops_f + flops_b) / t_fb / 1e9 / roof,
                                    "peak_extra_mib_fwd": mem_f, "peak_extra_mib_fwd_bwd": mem_fb}
             outs[libm] = (o.clone(), lse.clone(), dq.clone(), dk.clone(), dv.clone())
+            # The backward with its dq pass from stored D^S (attention-tc.md §21), where its workspace
+            # fits in half of what is free: the time, and its dq, dk, dv against the recomputing ones.
+            if tc and libm == "nvcc":
+                f = sb.lib.samebits_attention_backward_stored_ds_workspace_bytes
+                f.restype = C.c_int64
+                f.argtypes = [C.POINTER(Problem)]
+                need = f(C.byref(p))
+                if 0 < need < torch.cuda.mem_get_info()[0] // 2:
+                    ws2 = sb.workspace(p, stored_ds=True)
+                    dq2, dk2, dv2 = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+                    bwd2 = lambda: sb.backward(p, q, k, v, o, do, lse, dq2, dk2, dv2, ws2)
+                    t_fb2 = time_ms(lambda: (fwd(), bwd2()), args.reps)
+                    torch.cuda.synchronize()
+                    same = {n_: bits_mismatch(a_.contiguous(), b_.contiguous()) for n_, a_, b_ in
+                            zip(("dq", "dk", "dv"), (dq2, dk2, dv2), outs[libm][2:])}
+                    res[f"ours_{libm}"].update({"fwd_bwd_ms_stored_ds": t_fb2, "stored_ds_workspace_bytes": need,
+                                                "stored_ds_mismatches_vs_recomputing": same})
+                    del ws2, dq2, dk2, dv2
+                else:
+                    res[f"ours_{libm}"]["stored_ds"] = f"not run: {need} bytes of workspace"
             if not args.no_verify and str(S) in verify:
                 t0 = time.time()
                 r = sb.reference(p, q, k, v, do)
@@ -184,7 +208,7 @@ def main():
         print(json.dumps(res), file=out, flush=True)
         table.append(res)
         torch.cuda.empty_cache()
-    print(f"\n{'S':>5} {'ours nvcc fwd':>14} {'%roof':>6} {'fwd+bwd':>9} {'%roof':>6} {'cr fwd':>8} {'fwd+bwd':>9} "
+    print(f"\n{'S':>5} {'ours nvcc fwd':>14} {'%roof':>6} {'fwd+bwd':>9} {'%roof':>6} {'f+b sDS':>8} {'cr fwd':>8} {'fwd+bwd':>9} "
           f"{'flash':>7} {'f+b':>7} {'cudnn':>7} {'f+b':>7} {'math':>7} {'f+b':>7} {'mem MiB':>8} {'bitwise':>8}")
     for r in table:
         def g(k, f):
@@ -194,7 +218,8 @@ def main():
         bitwise = "n/a" if mm is None else ("yes" if sum(mm.values()) + sum(mm_c.values()) == 0 else "NO")
         print(f"{r['S']:>5} {g('ours_nvcc','fwd_ms'):>14.3f} {100*g('ours_nvcc','fwd_roof_fraction'):>6.1f} "
               f"{g('ours_nvcc','fwd_bwd_ms'):>9.3f} "
-              f"{100*g('ours_nvcc','fwd_bwd_roof_fraction'):>6.1f} {g('ours_cr','fwd_ms'):>8.3f} "
+              f"{100*g('ours_nvcc','fwd_bwd_roof_fraction'):>6.1f} {g('ours_nvcc','fwd_bwd_ms_stored_ds'):>8.3f} "
+              f"{g('ours_cr','fwd_ms'):>8.3f} "
               f"{g('ours_cr','fwd_bwd_ms'):>9.3f} {g('sdpa_flash','fwd_ms'):>7.3f} {g('sdpa_flash','fwd_bwd_ms'):>7.3f} "
               f"{g('sdpa_cudnn','fwd_ms'):>7.3f} {g('sdpa_cudnn','fwd_bwd_ms'):>7.3f} {g('sdpa_math','fwd_ms'):>7.3f} "
               f"{g('sdpa_math','fwd_bwd_ms'):>7.3f} {g('ours_nvcc','peak_extra_mib_fwd_bwd'):>8.1f} {bitwise:>8}")

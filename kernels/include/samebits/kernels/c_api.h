@@ -119,6 +119,17 @@ int64_t samebits_attention_backward_workspace_bytes(int64_t total_q, int64_t tot
 int64_t samebits_attention_backward_accum_offset(int64_t total_q, int64_t total_k, int32_t hq, int32_t d,
                                                  int32_t which /* 0: accum_k, 1: accum_v */);
 
+/* Policy sm90-tensor-core: the bytes of a workspace that also holds the
+ * stored D^S (docs/kernels/attention-tc.md §21): the parts above, then, from
+ * the next multiple of 256 bytes, one 16 KiB tile per (sequence, 64-row query
+ * tile, key block of 128, query head), sized by the longest sequences. A
+ * backward given at least this many bytes has its dK/dV pass store D^S and
+ * its dq pass read it back instead of recomputing it: the same bits, faster,
+ * O(hq * max_seqlen_q * max_seqlen_k) bytes (1.1 GB for one sequence of 4096
+ * at hq 32). -1 under fma-chain or when the size does not fit int64. Added to
+ * C ABI version 2 after its first release: a library built before it lacks it. */
+int64_t samebits_attention_backward_stored_ds_workspace_bytes(const samebits_attention_problem* p);
+
 /* dq [total_q, hq, d], dk and dv [total_k, hkv, d] in grad_dtype. o as the
  * forward stored it (o_dtype). accum_k_in / accum_v_in: null, or the fp32
  * accumulators a previous context-parallel part handed on (§5 of the
