@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# ncu on the tensor-core forward at S = 4096 (Qwen3-8B shapes, causal, bf16, nvcc libm), driven by
+# the bench of a carried check bundle's attention_tc_check (v/NAME, as ab_variants.sh extracts it),
+# results under $OUT/r/profile_fwd_NAME (packed into $OUT/results.tgz):
+#   bash tests/device/kernels/profile_tc_fwd.sh NAME
+#   details.txt      SpeedOfLight, WarpStateStats, SchedulerStats, Occupancy, InstructionStats, the
+#                    tensor pipe's activity (ncu runs the SM at its base clock)
+#   src_fwd.csv.gz   per SASS instruction: executed count and stall samples by reason
+#   stalls_fwd.txt   tests/device/kernels/stall_summary.py of it
+set -u
+[ $# -eq 1 ] || { echo "usage: profile_tc_fwd.sh NAME (v/NAME/attention_tc_check)" >&2; exit 2; }
+bin=v/$1/attention_tc_check
+[ -e "$bin" ] || { echo "no $bin" >&2; exit 2; }
+R=${OUT:-/tmp/out}/r
+P=$R/profile_fwd_$1
+mkdir -p "$P"
+pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }
+drive=("$bin" --sections bench --bench-seqlens 4096 --bench-libms nvcc --bench-reps 1 --out /tmp/profile_fwd_bench)
+timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
+  --section InstructionStats --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+  -k regex:"attention_tc_forward_kernel" --launch-count 1 "${drive[@]}" > "$P/details.txt" 2>&1
+echo "details: rc=$?"
+grep -E "attention_tc_forward|Duration|Issue Slots Busy|Eligible Warps|hmma" "$P/details.txt" | head -10
+pack
+timeout 150 ncu --section WarpStateStats --section SourceCounters -k regex:"attention_tc_forward_kernel" --launch-count 1 \
+  --page source --csv --print-source sass "${drive[@]}" > "$P/src_fwd.csv" 2> "$P/src_fwd.err"
+echo "source fwd: rc=$?"
+python3 tests/device/kernels/stall_summary.py "$P/src_fwd.csv" --top 30 > "$P/stalls_fwd.txt" 2>&1
+head -50 "$P/stalls_fwd.txt"
+gzip -9f "$P/src_fwd.csv"
+pack
