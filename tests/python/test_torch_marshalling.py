@@ -379,6 +379,49 @@ class TensorCorePolicy(unittest.TestCase):
         self.assertEqual(seen["args"][6:], ([0, 17], [0, 17], True, 0.0, "cr", "sm90-tensor-core",
                                             [24, 16, 0, 0, 0, 0, 0, 0]))
 
+    def test_stored_ds(self):
+        """stored_ds: refused outside sm90-tensor-core and for a non-bool; with it, the backward op asks
+        the C ABI for the stored-D^S workspace and passes that many bytes; the autograd formula hands
+        it on; left out, the op's default (False) keeps the plain workspace."""
+        q, k, v = self.qkv()
+        with self.assertRaises(ValueError) as cm:
+            sbt.attention(q, k, v, causal=True, stored_ds=True)
+        self.assertIn('stored_ds: only policy "sm90-tensor-core"', str(cm.exception))
+        with self.assertRaises(TypeError) as cm:
+            sbt.attention(q, k, v, causal=True, policy="sm90-tensor-core", stored_ds=1)
+        self.assertIn("stored_ds: True or False", str(cm.exception))
+        bwd = torch.library.ops["samebits::attention_bwd"]
+        args = (t((17, 8, 64)), q, k, v, t((17, 8, 64)), t((17, 8), torch.float32), [0, 17], [0, 17], True, 0.0,
+                "nvcc", "sm90-tensor-core", None)
+        seen = []
+        orig = LIB.lib.samebits_attention_backward
+        LIB.lib.samebits_attention_backward = lambda *a: (seen.append(a[11]), 0)[1]  # workspace_bytes
+        try:
+            bwd(*args, True)
+            bwd(*args)
+        finally:
+            LIB.lib.samebits_attention_backward = orig
+        plain = LIB.lib.samebits_attention_backward_workspace_bytes(17, 17, 8, 64)
+        up = (plain + 255) // 256 * 256
+        self.assertEqual(seen, [up + 2 * 1 * 8 * 16384, plain])  # (17/64 -> 1) + 1 query tiles, 1 key block, hq 8
+        with self.assertRaises(ValueError) as cm:  # the op's own check
+            bwd(*args[:-2], "fma-chain", None, True)
+        self.assertIn("stored_ds", str(cm.exception))
+        # the autograd formula hands stored_ds on
+        fwd = torch.library.ops["samebits::attention_fwd"]
+        ctx = Ctx()
+        fwd_args = (q, k, v, [0, 17], [0, 17], True, 0.0, "nvcc", "sm90-tensor-core", None, True)
+        fwd.setup_context(ctx, fwd_args, (t((17, 8, 64)), t((17, 8), torch.float32)))
+        got = {}
+        orig_fn = bwd.fn
+        bwd.fn = lambda *a: (got.setdefault("args", a), (t((17, 8, 64)), t((17, 2, 64)), t((17, 2, 64))))[1]
+        try:
+            grads = fwd.backward(ctx, t((17, 8, 64)), None)
+        finally:
+            bwd.fn = orig_fn
+        self.assertEqual(len(grads), len(fwd_args))
+        self.assertEqual(got["args"][-1], True)
+
     def test_python_refusals_first(self):
         q, k, v = self.qkv()
         for kw, exc, text in [
@@ -417,7 +460,7 @@ class TensorCorePolicy(unittest.TestCase):
                     self.assertTrue(par.default is None or type(par.default) in (int, float, bool), (name, pname))
             self.assertEqual(list(inspect.signature(op.fake).parameters), list(sig.parameters), name)
         sig = inspect.signature(torch.library.ops["samebits::attention_fwd"].fn)
-        self.assertEqual(list(sig.parameters)[-2:], ["policy", "mma"])
+        self.assertEqual(list(sig.parameters)[-3:], ["policy", "mma", "stored_ds"])
         self.assertNotIn(inspect.signature(lambda x: x).parameters["x"].annotation, allowed)  # control
 
 
