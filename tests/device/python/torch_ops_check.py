@@ -149,23 +149,25 @@ def randn(shape, dtype, g):
 
 
 def attention_case(run, sb, name, cu_q, cu_k, hq, hkv, d, causal, libm, dtype, g, batch=None, reference=True,
-                   f64=True, policy="fma-chain"):
+                   f64=True, policy="fma-chain", stored_ds=False):
     tq, tk = cu_q[-1], cu_k[-1]
     q, k, v, do = randn((tq, hq, d), dtype, g), randn((tk, hkv, d), dtype, g), randn((tk, hkv, d), dtype, g), \
         randn((tq, hq, d), dtype, g)
     info = dict(case=name, libm=libm, dtype=str(dtype), cu_q=cu_q if len(cu_q) < 10 else len(cu_q) - 1,
-                cu_k=cu_k if len(cu_k) < 10 else len(cu_k) - 1, hq=hq, hkv=hkv, d=d, causal=causal, policy=policy)
+                cu_k=cu_k if len(cu_k) < 10 else len(cu_k) - 1, hq=hq, hkv=hkv, d=d, causal=causal, policy=policy,
+                stored_ds=stored_ds)
+    sds = {"stored_ds": True} if stored_ds else {}  # the op's backward from stored D^S (attention-tc.md §21)
     # samebits.torch, forward and autograd backward.
     qr, kr, vr = (x.clone().requires_grad_() for x in (q, k, v))
     t0 = time.time()
     if batch is not None:
         b, sq, sk = batch
         o4, lse4 = sbt.attention(qr.view(b, sq, hq, d), kr.view(b, sk, hkv, d), vr.view(b, sk, hkv, d), causal=causal,
-                                 libm=libm, return_lse=True, policy=policy)
+                                 libm=libm, return_lse=True, policy=policy, **sds)
         o, lse = o4.reshape(tq, hq, d), lse4.reshape(tq, hq)
     else:
         o, lse = sbt.attention(qr, kr, vr, causal=causal, cu_seqlens=cu_q, cu_seqlens_k=cu_k, libm=libm,
-                               return_lse=True, policy=policy)
+                               return_lse=True, policy=policy, **sds)
     dq, dk, dv = torch.autograd.grad(o, (qr, kr, vr), do)
     torch.cuda.synchronize()
     ours = {"o": o.detach(), "lse": lse.detach(), "dq": dq, "dk": dk, "dv": dv}
@@ -431,6 +433,9 @@ def main():
                        True, libm, torch.bfloat16, g, policy="sm90-tensor-core")
         attention_case(run, sb, "varlen D=64 non-causal fp16, sm90-tensor-core", [0, 9, 150], [0, 64, 300], 4, 2, 64,
                        False, libm, torch.float16, g, policy="sm90-tensor-core")
+        # ... with the backward's dq pass from stored D^S: the same bits as the C ABI's recomputing pass.
+        attention_case(run, sb, "varlen causal, sm90-tensor-core, stored_ds", [0, 100, 101, 357], [0, 130, 200, 500], 4,
+                       2, 128, True, libm, torch.bfloat16, g, policy="sm90-tensor-core", stored_ds=True)
         sparse_case(run, sb, sp, "T=130 H=16 D=512 topk=128 sink", 130, 16, 512, 128, 200, 64, libm, g)
         sparse_case(run, sb, sp, "T=64 H=64 D=512 topk=256 no sink", 64, 64, 512, 256, 300, 64, libm, g,
                     with_sink=False)
