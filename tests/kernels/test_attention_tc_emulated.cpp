@@ -37,6 +37,7 @@
 #include "attention_tc_bwd_dq_stored_kernel.cuh"
 #include "attention_tc_bwd_kernel.cuh"
 #include "attention_tc_fwd_kernel.cuh"
+#include "attention_validate.hpp"
 
 namespace samebits::kernels::attention::cuda {
 alignas(16) gpu::float4 smem4[227 * 1024 / 16];  // the kernel's extern shared array
@@ -258,6 +259,66 @@ std::vector<std::uint32_t> encodings(const std::vector<unsigned char>& b, DType 
 
 enum class BwdForm { two_pass, two_pass_stored_ds, one_pass };
 
+// The backward's arguments for case c as the launcher receives them, every output and workspace
+// poisoned (NaN floats, 0x7fbadbad flags, 0xff bytes).
+template <int D, DType In, DType OutO, DType Grad, class L>
+struct BackwardArgs {
+  std::vector<float> delta, acc_k, acc_v, dq_acc;
+  std::vector<std::int32_t> flags;
+  std::vector<unsigned char> dq, dk, dv;
+  sa::BackwardParams p;
+  BackwardArgs(const Case& c, const std::vector<unsigned char>& o_bytes, const std::vector<float>& lse,
+               const std::vector<float>* acc_in) {
+    const std::int64_t tq = c.p.rows(), tk = c.p.kv_rows(), hq = c.p.hq, hkv = c.p.hkv;
+    const std::int64_t rows_heads = tq * hq, na = tk * hq * D;
+    delta.assign(static_cast<std::size_t>(rows_heads), samebits::fp::from_bits(0x7fbadbadu));
+    acc_k.assign(static_cast<std::size_t>(na), samebits::fp::from_bits(0x7fbadbadu));
+    acc_v = acc_k;
+    dq_acc.assign(static_cast<std::size_t>(rows_heads * D), samebits::fp::from_bits(0x7fbadbadu));
+    flags.assign(static_cast<std::size_t>(rows_heads + 1), 0x7fbadbad);
+    dq.assign(static_cast<std::size_t>(tq * hq * D) * sk::dtype_size(Grad), 0xff);
+    dk.assign(static_cast<std::size_t>(tk * hkv * D) * sk::dtype_size(Grad), 0xff);
+    dv = dk;
+    p.cu_seqlens_q = c.p.cu_q.data();
+    p.cu_seqlens_k = c.p.cu_k.data();
+    p.num_seqs = static_cast<int>(c.p.cu_q.size()) - 1;
+    p.max_seqlen_q = max_len(c.p.cu_q);
+    p.max_seqlen_k = max_len(c.p.cu_k);
+    p.total_q = tq;
+    p.total_k = tk;
+    p.hq = c.p.hq;
+    p.hkv = c.p.hkv;
+    p.d = D;
+    p.causal = c.p.causal;
+    p.scale = c.p.scale;
+    p.in_dtype = In;
+    p.libm = L::kLibm;
+    p.policy = sa::Policy::sm90_tensor_core;
+    p.q = c.q.data();
+    p.k = c.k.data();
+    p.v = c.v.data();
+    p.o = o_bytes.data();
+    p.dout = c.dout.data();
+    p.lse = lse.data();
+    p.dq = dq.data();
+    p.dk = dk.data();
+    p.dv = dv.data();
+    p.q_stride = p.o_stride = p.dout_stride = p.dq_stride = {hq * D, D};
+    p.k_stride = p.v_stride = p.dk_stride = p.dv_stride = {hkv * D, D};
+    p.o_dtype = OutO;
+    p.grad_dtype = Grad;
+    p.delta = delta.data();
+    p.accum_k = acc_k.data();
+    p.accum_v = acc_v.data();
+    p.dq_accum = dq_acc.data();
+    p.dq_flags = flags.data();
+    if (acc_in) {
+      p.accum_k_in = acc_in->data();
+      p.accum_v_in = acc_in->data() + na;
+    }
+  }
+};
+
 // attention_tc_launch_bwd.cu, run by the emulator: the workspace poisoned,
 // cleared where the launcher clears it; delta, the main kernel (blocks in
 // ticket order), the fold, dq's finish.
@@ -266,51 +327,12 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
                    const std::vector<float>* acc_in, emu::Order order, BwdForm form) {
   const bool two_pass = form != BwdForm::one_pass;
   const std::int64_t tq = c.p.rows(), tk = c.p.kv_rows(), hq = c.p.hq, hkv = c.p.hkv;
-  const std::int64_t rows_heads = tq * hq, na = tk * hq * D;
-  std::vector<float> delta(static_cast<std::size_t>(rows_heads), samebits::fp::from_bits(0x7fbadbadu));
-  std::vector<float> acc_k(static_cast<std::size_t>(na), samebits::fp::from_bits(0x7fbadbadu)), acc_v = acc_k;
-  std::vector<float> dq_acc(static_cast<std::size_t>(rows_heads * D), samebits::fp::from_bits(0x7fbadbadu));
-  std::vector<std::int32_t> flags(static_cast<std::size_t>(rows_heads + 1), 0x7fbadbad);
-  std::vector<unsigned char> dq(static_cast<std::size_t>(tq * hq * D) * sk::dtype_size(Grad), 0xff),
-      dk(static_cast<std::size_t>(tk * hkv * D) * sk::dtype_size(Grad), 0xff), dv = dk;
-  sa::BackwardParams p;
-  p.cu_seqlens_q = c.p.cu_q.data();
-  p.cu_seqlens_k = c.p.cu_k.data();
-  p.num_seqs = static_cast<int>(c.p.cu_q.size()) - 1;
-  p.max_seqlen_q = max_len(c.p.cu_q);
-  p.max_seqlen_k = max_len(c.p.cu_k);
-  p.total_q = tq;
-  p.total_k = tk;
-  p.hq = c.p.hq;
-  p.hkv = c.p.hkv;
-  p.d = D;
-  p.causal = c.p.causal;
-  p.scale = c.p.scale;
-  p.in_dtype = In;
-  p.libm = L::kLibm;
-  p.policy = sa::Policy::sm90_tensor_core;
-  p.q = c.q.data();
-  p.k = c.k.data();
-  p.v = c.v.data();
-  p.o = o_bytes.data();
-  p.dout = c.dout.data();
-  p.lse = lse.data();
-  p.dq = dq.data();
-  p.dk = dk.data();
-  p.dv = dv.data();
-  p.q_stride = p.o_stride = p.dout_stride = p.dq_stride = {hq * D, D};
-  p.k_stride = p.v_stride = p.dk_stride = p.dv_stride = {hkv * D, D};
-  p.o_dtype = OutO;
-  p.grad_dtype = Grad;
-  p.delta = delta.data();
-  p.accum_k = acc_k.data();
-  p.accum_v = acc_v.data();
-  p.dq_accum = dq_acc.data();
-  p.dq_flags = flags.data();
-  if (acc_in) {
-    p.accum_k_in = acc_in->data();
-    p.accum_v_in = acc_in->data() + na;
-  }
+  const std::int64_t rows_heads = tq * hq;
+  BackwardArgs<D, In, OutO, Grad, L> args(c, o_bytes, lse, acc_in);
+  sa::BackwardParams& p = args.p;
+  std::vector<float>&acc_k = args.acc_k, &acc_v = args.acc_v, &dq_acc = args.dq_acc;
+  std::vector<std::int32_t>& flags = args.flags;
+  std::vector<unsigned char>&dq = args.dq, &dk = args.dk, &dv = args.dv;
   // §21: the stored D^S, poisoned (0xff: NaN in bf16 and f16) — a tile the dq pass reads but the
   // dK/dV pass did not write would show.
   struct alignas(16) Chunk16 {
@@ -511,6 +533,35 @@ TEST_CASE("tc backward emulated == reference: handed-on accumulators (context pa
   // Rows start at position 144 (a multiple of 16, not of 64): the first tile holds zero rows.
   const Shape part{{112}, {256}, true, 2, 1, "causal part 112/256 (rows from position 144)"};
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(part, 15, emu::Order::reverse, true);
+}
+
+// §21: the stored-D^S workspace is checked like every other argument (validate::check_backward, the
+// host API's and the C ABI's one validation; a null PointerQuery asks no device questions).
+TEST_CASE("tc backward: ds_workspace refused under fma-chain and when short, by name", "[tc][backward][validate]") {
+  use_model();
+  Case c = make_case(kCausal130, 64, DType::bf16, 41);
+  std::vector<unsigned char> o_bytes(c.q.size(), 0);
+  std::vector<float> lse(static_cast<std::size_t>(c.p.rows() * c.p.hq), 0.0f);
+  BackwardArgs<64, DType::bf16, DType::bf16, DType::bf16, ac::NvccExpLog> a(c, o_bytes, lse, nullptr);
+  const sa::HostSeqlens host{c.p.cu_q.data(), c.p.cu_k.data()};
+  namespace kv = samebits::kernels::attention::validate;
+  const std::int64_t need = sa::backward_ds_workspace_bytes(a.p.num_seqs, a.p.max_seqlen_q, a.p.max_seqlen_k, a.p.hq);
+  REQUIRE(need == (130 / 64 + 2) * 2 * c.p.hq * 16384);  // ceil(130/64) + 1 query tiles, 2 key blocks
+  std::vector<float> ws(static_cast<std::size_t>(need / 4));
+  a.p.ds_workspace = ws.data();
+  a.p.ds_workspace_bytes = need;
+  CHECK(kv::check_backward(a.p, host, kv::PointerQuery{}).ok());  // control: the right size passes
+  a.p.ds_workspace_bytes = need - 1;
+  const sa::Status short_ws = kv::check_backward(a.p, host, kv::PointerQuery{});
+  CHECK(short_ws.message.find("ds_workspace holds " + std::to_string(need - 1) + " bytes, "
+                              "backward_ds_workspace_bytes() needs " + std::to_string(need)) != std::string::npos);
+  a.p.ds_workspace_bytes = need;
+  a.p.policy = sa::Policy::fma_chain;
+  CHECK(kv::check_backward(a.p, host, kv::PointerQuery{}).message.find("sm90-tensor-core only") != std::string::npos);
+  a.p.ds_workspace = nullptr;  // control: without it fma-chain passes
+  CHECK(kv::check_backward(a.p, host, kv::PointerQuery{}).ok());
+  CHECK(sa::backward_ds_workspace_bytes(1, -1, 1, 1) == -1);
+  CHECK(sa::backward_ds_workspace_bytes(1 << 30, 1 << 30, 1 << 30, 65535) == -1);  // overflow
 }
 
 TEST_CASE("tc forward emulated: zero outputs are written +0 (attention-tc.md §7)", "[tc][emulated]") {
