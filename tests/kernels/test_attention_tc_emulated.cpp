@@ -111,12 +111,9 @@ struct Out {
 };
 
 // attention_tc_launch_fwd.cu's grid, run by the emulator.
-template <int D, class L, DType In, DType OutT>
-Out run_kernel(const Case& c, emu::Order order) {
-  const std::size_t nq = c.q.size(), nl = static_cast<std::size_t>(c.p.rows() * c.p.hq);
-  std::vector<unsigned char> o(nq * sk::dtype_size(OutT), 0xff);
-  std::vector<float> lse(nl, samebits::fp::from_bits(0x7fbadbadu));
-  sa::ForwardParams p;
+// The problem's fields of case c, as the kernels' launchers receive them (forward and backward).
+template <int D, DType In, class L>
+void fill_problem(sa::ProblemParams& p, const Case& c) {
   p.cu_seqlens_q = c.p.cu_q.data();
   p.cu_seqlens_k = c.p.cu_k.data();
   p.num_seqs = static_cast<int>(c.p.cu_q.size()) - 1;
@@ -132,6 +129,15 @@ Out run_kernel(const Case& c, emu::Order order) {
   p.in_dtype = In;
   p.libm = L::kLibm;
   p.policy = sa::Policy::sm90_tensor_core;
+}
+
+template <int D, class L, DType In, DType OutT>
+Out run_kernel(const Case& c, emu::Order order) {
+  const std::size_t nq = c.q.size(), nl = static_cast<std::size_t>(c.p.rows() * c.p.hq);
+  std::vector<unsigned char> o(nq * sk::dtype_size(OutT), 0xff);
+  std::vector<float> lse(nl, samebits::fp::from_bits(0x7fbadbadu));
+  sa::ForwardParams p;
+  fill_problem<D, In, L>(p, c);
   p.q = c.q.data();
   p.k = c.k.data();
   p.v = c.v.data();
@@ -279,21 +285,7 @@ struct BackwardArgs {
     dq.assign(static_cast<std::size_t>(tq * hq * D) * sk::dtype_size(Grad), 0xff);
     dk.assign(static_cast<std::size_t>(tk * hkv * D) * sk::dtype_size(Grad), 0xff);
     dv = dk;
-    p.cu_seqlens_q = c.p.cu_q.data();
-    p.cu_seqlens_k = c.p.cu_k.data();
-    p.num_seqs = static_cast<int>(c.p.cu_q.size()) - 1;
-    p.max_seqlen_q = max_len(c.p.cu_q);
-    p.max_seqlen_k = max_len(c.p.cu_k);
-    p.total_q = tq;
-    p.total_k = tk;
-    p.hq = c.p.hq;
-    p.hkv = c.p.hkv;
-    p.d = D;
-    p.causal = c.p.causal;
-    p.scale = c.p.scale;
-    p.in_dtype = In;
-    p.libm = L::kLibm;
-    p.policy = sa::Policy::sm90_tensor_core;
+    fill_problem<D, In, L>(p, c);
     p.q = c.q.data();
     p.k = c.k.data();
     p.v = c.v.data();

@@ -70,6 +70,28 @@ struct TcDqLayout {
   static_assert(kFull <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
 };
 
+// dq_acc of a dq-pass thread's two rows (tile rows row0 and row0 + 8, the fragment rows of its
+// m64nD accumulator) to the fp32 workspace p.dq_accum, for every valid row (q_first <= row <
+// q_end): +0 for rows that visit no block, the value the launcher's clear gives. Element i:
+// column 8 (i/4) + 2 quad + i % 2 of row row0 + 8 ((i/2) % 2).
+template <int D>
+SAMEBITS_DEVICE_FUNC void tc_store_dq_accum(const BackwardParams& p, const Sequence& seq, int qi0, int q_first,
+                                            int q_end, int h, int row0, int quad, const float (&acc)[D / 2]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int j = row0 + 8 * r;
+    if (j < q_first || j >= q_end) continue;
+    float* row = p.dq_accum + ((seq.q0 + qi0 + j) * p.hq + h) * static_cast<std::int64_t>(D);
+#pragma unroll
+    for (int i = 0; i < D / 2; i += 2) {
+      if ((i / 2) % 2 != r) continue;
+      const int col = 8 * (i / 4) + 2 * quad;
+      row[col] = acc[i];
+      row[col + 1] = acc[i + 1];
+    }
+  }
+}
+
 template <int D, class L, DType In>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_dq_kernel(const BackwardParams p) {
   using Ly = TcDqLayout<D>;
@@ -238,20 +260,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     }
   }
 
-  // dq_acc of every valid row to the workspace (element i: column 8 (i/4) + 2 quad + i % 2).
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int j = tile_row(r);
-    if (j < q_first || j >= q_end) continue;
-    float* row = p.dq_accum + ((seq.q0 + qi0 + j) * p.hq + h) * static_cast<std::int64_t>(D);
-#pragma unroll
-    for (int i = 0; i < kDv; i += 2) {
-      if ((i / 2) % 2 != r) continue;
-      const int col = 8 * (i / 4) + 2 * quad;
-      row[col] = acc[i];
-      row[col + 1] = acc[i + 1];
-    }
-  }
+  tc_store_dq_accum<D>(p, seq, qi0, q_first, q_end, h, tile_row(0), quad, acc);
 }
 
 }  // namespace samebits::kernels::attention::cuda

@@ -22,7 +22,7 @@
 //   partial = D^S K    8 wgmma m64nDk16, A = D^S M-major from shared memory
 //                      (imm-trans-a 1), B = K N-major (the forward's V reading)
 //   dq_acc = add(dq_acc, partial) for rows whose list reaches block b
-// then dq_acc to the fp32 workspace p.dq_accum, as the recomputing pass.
+// then dq_acc to the fp32 workspace p.dq_accum (tc_store_dq_accum, as the recomputing pass).
 #pragma once
 
 #include "attention_tc_bwd_dq_kernel.cuh"
@@ -164,20 +164,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     }
   }
 
-  // dq_acc of every valid row to the workspace (element i: column 8 (i/4) + 2 quad + i % 2).
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int j = tile_row(r);
-    if (j < q_first || j >= q_end) continue;
-    float* row = p.dq_accum + ((seq.q0 + qi0 + j) * p.hq + h) * static_cast<std::int64_t>(D);
-#pragma unroll
-    for (int i = 0; i < kDv; i += 2) {
-      if ((i / 2) % 2 != r) continue;
-      const int col = 8 * (i / 4) + 2 * quad;
-      row[col] = acc[i];
-      row[col + 1] = acc[i + 1];
-    }
-  }
+  tc_store_dq_accum<D>(p, seq, qi0, q_first, q_end, h, tile_row(0), quad, acc);
 }
 
 }  // namespace samebits::kernels::attention::cuda
