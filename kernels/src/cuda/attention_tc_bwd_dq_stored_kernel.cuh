@@ -88,7 +88,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
       const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
       if (b >= Ly::kStages) gpu::mbarrier_wait(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
       char* dst = smem + Ly::kStage0 + st * Ly::kStageBytes;
-      tc_stage_tile_sw<D, kTcKeys, kTcProducerThreads>(dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
       // The dK/dV pass of block b wrote tiles u_first(b) .. u_last (its a_first, §6).
       const int u_first = floor_div(p.causal ? gpu::max_int(a0, b * kTcKeys) : a0, kTcBwdRows);
 #pragma unroll
