@@ -136,25 +136,38 @@ SAMEBITS_DEVICE_FUNC void tc_stage_tile_sw(char* dst, const void* base, Strides 
   }
 }
 
-// The same copies, unrolled: thread t copies chunk t % (D/8) of rows t / (D/8) + k (kThreads /
-// (D/8)), k = 0, 1, ..., from one 64-bit source address a call — for a consumer that copies
-// between its GEMMs (the dK/dV pass), where the loop's index and address arithmetic per chunk
-// was about a sixth of its instructions; a producer with few registers keeps the loop.
+// The same copies, unrolled, four threads a row: thread t copies rows r = t / 4 + kRowStep m
+// (kRowStep = kThreads / 4, m = 0 .. kPasses - 1), chunks t % 4 + 4 k of each (k = 0 .. D/32 - 1),
+// i.e. bytes 16 (t % 4) + 64 k: one 64-bit source address and one predicate a row, immediate
+// offsets for the rest. Chunk t % 4 + 4 k lands in panel k / 2, 16-byte slot s ^ 4 (k % 2) with
+// s = (t % 4) ^ (r % 8) (4 | 8, so t % 4 + 4 (k % 2) = t % 4 ^ 4 (k % 2)), and kRowStep % 8 == 0
+// keeps r % 8 over the passes: two shared offsets a thread, the rest immediates. A warp's chunk
+// step reads 8 rows x 64 contiguous bytes (whole 32-byte sectors) and writes 8 rows x 4 slots,
+// each slot of the row line twice: 4 wavefronts for 512 bytes, the least there is.
+// (The mapping before, 16 threads a row with a predicate and address per chunk, cost about 250
+// instructions a warp per tile in the dK/dV pass and 550 per block in the forward's producer,
+// against 8 and 32 copies: H100 profiles, attention-tc.md §21.)
 template <int D, int kRows, int kThreads = kTcThreads>
 SAMEBITS_DEVICE_FUNC void tc_stage_tile_sw_unrolled(char* dst, const void* base, Strides st, std::int64_t row0,
                                                     int first, int end, int h) {
   using T = TcSwTile<D, kRows>;
-  static_assert(kThreads % T::kChunks == 0 && (kRows * T::kChunks) % kThreads == 0, "whole rows a pass, whole passes");
-  constexpr int kRowStep = kThreads / T::kChunks, kPasses = kRows * T::kChunks / kThreads;
+  constexpr int kPerRow = 4, kRowStep = kThreads / kPerRow, kPasses = kRows / kRowStep, kChunks = T::kChunks / kPerRow;
+  static_assert(kThreads % kPerRow == 0 && kRows % kRowStep == 0 && kRowStep % 8 == 0 && T::kChunks % kPerRow == 0,
+                "four threads a row, whole passes, a pass whole swizzle atoms");
   const char* b = static_cast<const char*>(base);
-  const int t = static_cast<int>(gpu::threadIdx.x % kThreads), r0 = t / T::kChunks, c = t % T::kChunks;
-  const char* src0 = b + ((row0 + r0) * st.row + static_cast<std::int64_t>(h) * st.head + c * 8) * 2;
+  const int t = static_cast<int>(gpu::threadIdx.x % kThreads), r0 = t / kPerRow, q = t % kPerRow, s = q ^ (r0 % 8);
+  const int even = r0 * 128 + (s << 4), odd = r0 * 128 + ((s ^ 4) << 4);
+  const char* src0 = b + ((row0 + r0) * st.row + static_cast<std::int64_t>(h) * st.head) * 2 + 16 * q;
   const std::int64_t step = kRowStep * st.row * 2;  // bytes from one pass's row to the next's
 #pragma unroll
-  for (int k = 0; k < kPasses; ++k) {
-    const int r = r0 + k * kRowStep;
+  for (int m = 0; m < kPasses; ++m) {
+    const int r = r0 + m * kRowStep;
     const bool valid = r >= first && r < end;
-    gpu::copy_async_16_or_zero(dst + T::offset(r, c), valid ? src0 + k * step : b, valid);
+    const char* src = valid ? src0 + m * step : b;
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k)
+      gpu::copy_async_16_or_zero(dst + (k % 2 ? odd : even) + (k / 2) * T::kPanelBytes + m * kRowStep * 128,
+                                 valid ? src + 64 * k : b, valid);
   }
 }
 
@@ -415,8 +428,13 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
 #pragma unroll
         for (int j = 0; j < 4; ++j) gpu::fence_operand(pa[kk][j]);
       if constexpr (next) {
+        // §4.4: alpha = 1 when m did not change, and o times 1 is o (NaN aside, whose payload
+        // the output's rounding makes canonical anyway): a warp whose 16 rows all kept their
+        // maximum skips the 64 multiplies (often, late in long rows).
+        if (!gpu::warp_all(alpha[0] == 1.0f && alpha[1] == 1.0f)) {
 #pragma unroll
-        for (int i = 0; i < kDv; ++i) o[i] = mul_rn(o[i], alpha[(i / 2) % 2]);
+          for (int i = 0; i < kDv; ++i) o[i] = mul_rn(o[i], alpha[(i / 2) % 2]);
+        }
         pack(sn, pa);
       }
     };

@@ -9,7 +9,7 @@
 # 3. with AB_TORCH_ARGS (and libsamebits_kernels.so in the last variant's
 #    bundle): torch_compare.py beside SDPA with those arguments;
 # 4. sanitizers on the last variant: racecheck (D = 64 S = 100), memcheck
-#    (D = 128 S = 100), synccheck (D = 128 S = 100), nvcc libm, causal.
+#    (D = 128 S = 100), synccheck (D = 128 S = 100), nvcc libm, causal (AB_SAN=0: none).
 # Results under $OUT/r, packed into $OUT/results.tgz after every step (the tool
 # returns few files). AB_ROUNDS: bench alternations (default 2); AB_BENCH_ARGS:
 # the bench's points (default S = 2048, 4096, 8192, nvcc libm; every variant's
@@ -62,6 +62,7 @@ san() {  # san TOOL FILTER NAME
   echo "$3 $last: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$R/$3_$last.txt" | tail -1)"
   pack
 }
+[ "${AB_SAN:-1}" = 0 ] && exit 0  # AB_SAN=0: no sanitizers (a first timing of several variants)
 san racecheck "libm=nvcc causal=1 D=64 S=100 " racecheck
 san memcheck "libm=nvcc causal=1 D=128 S=100 " memcheck
 san synccheck "libm=nvcc causal=1 D=128 S=100 " synccheck

@@ -16,7 +16,9 @@
 //                                      the same with A from registers
 //   pack2<F>(lo, hi)                   two fp32 values rounded to one .b32 of operands
 //   wgmma_fence / wgmma_commit / wgmma_wait<N> / fence_proxy_async_shared /
-//   fence_operand, copy_async_16_or_zero, copy_async_4_or_zero, copy_async_wait<N>,
+//   fence_operand, warp_uniform(v) (lane 0's v: a warp index the compiler may keep uniform),
+//   warp_all(pred)                     pred in every lane of the warp (a uniform branch)
+//   copy_async_16_or_zero, copy_async_4_or_zero, copy_async_wait<N>,
 //   load_coherent2 / store_coherent2   two fp32 at L2 (other blocks' data)
 //   mbarrier_init / fence_mbarrier_init / mbarrier_arrive / mbarrier_wait(bar, parity),
 //   copy_async_mbarrier_arrive(bar)    hand shared-memory stages from a producer to consumers
@@ -51,6 +53,8 @@ using arch::sm90::copy_async_16_or_zero;
 using arch::sm90::copy_async_4_or_zero;
 using arch::sm90::copy_async_wait;
 using arch::sm90::fence_operand;
+using arch::sm90::warp_uniform;
+using arch::sm90::warp_all;
 using arch::sm90::fence_proxy_async_shared;
 using arch::sm90::copy_async_mbarrier_arrive;
 using arch::sm90::fence_mbarrier_init;

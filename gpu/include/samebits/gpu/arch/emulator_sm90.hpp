@@ -62,6 +62,16 @@ inline void wgmma_wait() {}
 inline void fence_proxy_async_shared() {}
 inline void fence_operand(float&) {}
 inline void fence_operand(std::uint32_t&) {}
+// Lane 0's v (every lane of the 32-lane group takes part, as on the hardware's __shfl_sync).
+inline int warp_uniform(int v) {
+  return static_cast<int>(samebits::gpu::arch::exchange_lane(static_cast<std::uint32_t>(v), 0));
+}
+// pred in all 32 lanes of the group: a butterfly of exchanges, every lane ends with the AND.
+inline bool warp_all(bool pred) {
+  std::uint32_t v = pred ? 1u : 0u;
+  for (unsigned mask = 1; mask < 32; mask <<= 1) v &= samebits::gpu::arch::shuffle_xor(v, mask);
+  return v != 0;
+}
 // Named barriers as the hardware counts them: a round completes when `threads`
 // threads have arrived (sync or arrive); the sync-ers wait for it (polling, as
 // mbarrier waits do).

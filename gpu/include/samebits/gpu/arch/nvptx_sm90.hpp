@@ -64,6 +64,13 @@ __device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence
 // sequence (CUTLASS calls this warpgroup_fence_operand).
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 __device__ __forceinline__ void fence_operand(std::uint32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
+// v as lane 0 of the warp holds it, for a v every lane holds (a warp or warpgroup index): the
+// compiler then knows it is warp-uniform, so what derives from it (wgmma descriptors, stage
+// addresses) can live in uniform registers; derived from threadIdx it sat in vector registers,
+// copied by R2UR before every wgmma (CUTLASS broadcasts its warp-group index for this reason).
+__device__ __forceinline__ int warp_uniform(int v) { return __shfl_sync(0xffffffffu, v, 0); }
+// Whether pred holds in every lane of the warp (every lane takes part): a branch on it is uniform.
+__device__ __forceinline__ bool warp_all(bool pred) { return __all_sync(0xffffffffu, pred) != 0; }
 // Named barriers (ids 1..15; 0 is __syncthreads): `threads` threads in all, some
 // waiting (sync), some only signalling (arrive). Used to order two warpgroups'
 // tensor-core issue (ping-pong); they hand no data over.
