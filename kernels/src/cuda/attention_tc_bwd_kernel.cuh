@@ -120,6 +120,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   const int key0 = kb * kTcKeys;
   if (key0 >= seq.lk) return;
   const int g = h / (p.hq / p.hkv);
+  // Not through warp_uniform, as the other tensor-core kernels take wg: here it cost the pass
+  // (backward 1.465 -> 1.50 ms, the stored-D^S one 1.42 -> 1.58, H100): with wg uniform ptxas
+  // kept the descriptors in uniform registers but spilled 21 vector registers into the loop
+  // (SASS: LDL 3 -> 21), the pass having none to spare (255 a thread).
   const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32, quad = lane % 4;
   const int valid_keys = gpu::min_int(kTcKeys, seq.lk - key0);
 

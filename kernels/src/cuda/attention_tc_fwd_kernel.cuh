@@ -247,7 +247,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
   const int t = t_last - static_cast<int>(gpu::blockIdx.x);  // heaviest tiles first
   if (t < t_first) return;
   const int h = gpu::blockIdx.y, g = h / (p.hq / p.hkv);
-  const int tid = gpu::threadIdx.x, wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32, quad = lane % 4;
+  const int tid = gpu::threadIdx.x, wg = gpu::warp_uniform(tid / 128), warp = (tid % 128) / 32, lane = tid % 32, quad = lane % 4;
 
   // Tile row j holds sequence row qi0 + j (position 128 t + j).
   const int qi0 = t * kTcRows - a0;

@@ -148,8 +148,15 @@ def main():
                     torch.cuda.synchronize()
                     same = {n_: bits_mismatch(a_.contiguous(), b_.contiguous()) for n_, a_, b_ in
                             zip(("dq", "dk", "dv"), (dq2, dk2, dv2), outs[libm][2:])}
+                    # Planted control: the recomputing dq with the last bit of element 0 flipped
+                    # must count exactly one mismatch against itself unflipped.
+                    ref_dq = outs[libm][2].contiguous()
+                    planted = ref_dq.clone()
+                    planted.view(torch.int16 if planted.dtype == torch.bfloat16 else torch.int32).view(-1)[0] ^= 1
+                    control = bits_mismatch(planted, ref_dq) == 1
                     res[f"ours_{libm}"].update({"fwd_bwd_ms_stored_ds": t_fb2, "stored_ds_workspace_bytes": need,
-                                                "stored_ds_mismatches_vs_recomputing": same})
+                                                "stored_ds_mismatches_vs_recomputing": same,
+                                                "stored_ds_planted_control_caught": control})
                     del ws2, dq2, dk2, dv2
                 else:
                     res[f"ours_{libm}"]["stored_ds"] = f"not run: {need} bytes of workspace"
