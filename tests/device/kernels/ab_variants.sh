@@ -35,6 +35,9 @@ for k in $(seq 1 "${AB_ROUNDS:-2}"); do
     # shellcheck disable=SC2086
     timeout 120 "v/$v/attention_tc_check" --sections bench --bench-reps 20 ${AB_BENCH_ARGS:---bench-seqlens 2048,4096,8192 --bench-libms nvcc} \
       --out "$R/bench_${v}_$k" > "$R/bench_${v}_$k.txt" 2>&1
+    # The card's state right after the bench: SM clock, temperature, power, throttle reasons.
+    nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_throttle_reasons.active \
+      --format=csv > "$R/bench_${v}_${k}_gpu.txt" 2>&1
     echo "bench $v $k: $(grep '"S":4096,"libm":"nvcc"' "$R/bench_${v}_$k.txt" | grep -o '"tc_fwd_ms":[0-9.]*,.*"tc_bwd_ms":[0-9.]*') $(grep '"S":4096,"libm":"nvcc"' "$R/bench_${v}_$k.txt" | grep -o '"tc_bwd_stored_ds_ms":[-0-9.]*')"
     pack
   done

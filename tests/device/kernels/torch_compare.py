@@ -61,6 +61,23 @@ def bf16_roof_tflops():
     return 2 * n**3 / (ms * 1e-3) / 1e12
 
 
+def gpu_state():
+    """The card's SM clock (MHz), temperature and active throttle reasons as nvidia-smi reports them
+    now: timings of one run are compared with another's only when these agree (a run of
+    2026-12-06 timed every kernel about 10 % slower than the bench before it, with no record of
+    why). None where nvidia-smi is missing."""
+    import subprocess
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks.max.sm,temperature.gpu,power.draw,"
+                            "clocks_throttle_reasons.active", "--format=csv,noheader,nounits"],
+                           capture_output=True, text=True, timeout=10)
+        f = [x.strip() for x in r.stdout.strip().splitlines()[0].split(",")]
+        return {"sm_clock_mhz": f[0], "max_sm_clock_mhz": f[1], "temperature_c": f[2], "power_w": f[3],
+                "throttle_reasons": f[4]}
+    except Exception as e:  # noqa: BLE001 — the record is optional, the timings are not
+        return {"unavailable": str(e)}
+
+
 def rel_err(x, ref):
     x = x.double()
     return float((x - ref).abs().max() / ref.abs().max()), float((x - ref).abs().max())
@@ -88,7 +105,7 @@ def main():
     hq, hkv, d = 32, 8, 128
     roof = fp32_roof_tflops()
     row = {"kind": "roof", "fp32_matmul_tflops": roof, "device": torch.cuda.get_device_name(),
-           "torch": torch.__version__}
+           "torch": torch.__version__, "gpu_state": gpu_state()}
     if tc:
         # The tensor-core kernels' roof: their FLOPs are bf16 products with fp32 accumulation.
         roof = bf16_roof_tflops()
@@ -212,6 +229,7 @@ def main():
             res["accuracy_vs_float64"] = acc
             res["accuracy_note"] = "[max|x-ref|/max|ref|, max|x-ref|]; inputs bf16, outputs bf16"
             del q64, k64, v64, y64, g64, ref
+        res["gpu_state_after"] = gpu_state()
         print(json.dumps(res), file=out, flush=True)
         table.append(res)
         torch.cuda.empty_cache()
