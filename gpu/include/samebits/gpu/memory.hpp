@@ -3,8 +3,7 @@
 // AMD (arch/nvptx.hpp: inline PTX and CUDA builtins; arch/amdgpu.hpp: clang
 // builtins, no ROCm header). Device code only.
 //
-//   float2, float4, uint4, make_float4
-//                                 8- and 16-byte aligned vectors (CUDA's own on NVIDIA)
+//   float4, uint4, make_float4    16-byte aligned vectors (CUDA's own on NVIDIA)
 //   load_readonly(const uint4*)   data no thread writes during the kernel (__ldg)
 //   load_acquire_agent / store_release_agent(int*)
 //                                 integer flags between blocks, device scope
@@ -30,7 +29,6 @@ using arch::copy_async_commit;
 using arch::copy_async_wait_all;
 using arch::fence_agent;
 using arch::fetch_add_agent;
-using arch::float2;
 using arch::float4;
 using arch::load_acquire_agent;
 using arch::load_coherent;

@@ -93,9 +93,6 @@ SAMEBITS_DEVICE_FUNC int max_int(int a, int b) { return a > b ? a : b; }
 SAMEBITS_DEVICE_FUNC float max_num(float a, float b) { return __builtin_fmaxf(a, b); }
 
 // ---- 16-byte vectors ---------------------------------------------------------------
-struct alignas(8) float2 {
-  float x, y;
-};
 struct alignas(16) float4 {
   float x, y, z, w;
 };

@@ -167,9 +167,6 @@ inline float max_num(float a, float b) {
 }
 
 // ---- 16-byte vectors
-struct alignas(8) float2 {
-  float x, y;
-};
 struct alignas(16) float4 {
   float x, y, z, w;
 };

@@ -58,7 +58,6 @@ __device__ __forceinline__ float max_num(float a, float b) {
 }
 
 // ---- 16-byte vectors -------------------------------------------------------------
-using float2 = ::float2;
 using float4 = ::float4;
 using uint4 = ::uint4;
 __device__ __forceinline__ float4 make_float4(float x, float y, float z, float w) { return ::make_float4(x, y, z, w); }
