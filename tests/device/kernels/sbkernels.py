@@ -25,9 +25,20 @@ class Problem(C.Structure):
 BF16, LIBM = 1, {"nvcc": 0, "cr": 1}
 
 
-def time_ms(fn, reps, warmup=3, before=None):
+# Cycles of torch.cuda._sleep queued ahead of each timed call by time_ms(..., queued=True): about
+# 1 ms at an H100's or H200's clock, longer than the host takes to enqueue the events and fn's
+# launches, so the end event minus the start event is fn's time on the device alone.
+QUEUE_AHEAD_CYCLES = 2_000_000
+
+
+def time_ms(fn, reps, warmup=3, before=None, queued=False):
     """Median of `reps` CUDA-event timings of fn() after `warmup` calls (the device scripts' timer);
-    before(), when given, runs ahead of each timed call (e.g. a barrier across ranks)."""
+    before(), when given, runs ahead of each timed call (e.g. a barrier across ranks).
+    queued=False: the stream is idle when the start event is recorded, so the time includes the
+    host's launch of fn's kernels (Python, ctypes, the library's checks). queued=True: a sleep
+    kernel is queued first, so the stream is still busy while the host enqueues the start event,
+    fn and the end event: the time is the device's alone, as a training step's back-to-back
+    launches see it."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -36,6 +47,8 @@ def time_ms(fn, reps, warmup=3, before=None):
         if before is not None:
             before()
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if queued:
+            torch.cuda._sleep(QUEUE_AHEAD_CYCLES)
         s.record()
         fn()
         e.record()

@@ -7,7 +7,9 @@
 LIB is libsamebits_kernels.so built with -Dcuda=enabled. For each sequence length (Qwen3-8B
 shapes: B=1, Hq=32, Hkv=8, D=128, bf16, causal) it
   - times our forward and forward+backward (libm nvcc and cr) and torch SDPA's flash, cuDNN and
-    math backends (CUDA events, warm-up, median of --reps), with peak extra memory;
+    math backends (CUDA events, warm-up, median of --reps; --timer queued, the default, keeps a
+    sleep kernel queued ahead of each timed call so that the time is the device's alone, --timer
+    idle also counts the host's launch), with peak extra memory;
   - checks that the outputs it timed are bitwise equal to the CPU reference's (the C ABI's
     samebits_attention_reference_*), rounded to bf16 as the kernels round them;
   - measures accuracy against float64 attention computed by torch on the GPU (an oracle
@@ -34,6 +36,15 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sbkernels import Problem, Samebits, peak_extra_mib, time_ms  # noqa: E402
+
+# --timer: "queued" (default) times the device alone, a sleep kernel queued ahead of each call;
+# "idle" also counts the host's launch of the call (sbkernels.time_ms says how).
+TIMER = {"queued": True}
+
+
+def timed(fn, reps, **kw):
+    return time_ms(fn, reps, queued=TIMER["queued"], **kw)
+
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
@@ -49,7 +60,7 @@ def fp32_roof_tflops():
     n = 8192
     a = torch.randn(n, n, device="cuda", dtype=torch.float32)
     b = torch.randn(n, n, device="cuda", dtype=torch.float32)
-    ms = time_ms(lambda: a @ b, 5, warmup=2)
+    ms = timed(lambda: a @ b, 5, warmup=2)
     return 2 * n**3 / (ms * 1e-3) / 1e12
 
 
@@ -57,7 +68,7 @@ def bf16_roof_tflops():
     n = 8192
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    ms = time_ms(lambda: a @ b, 10, warmup=3)
+    ms = timed(lambda: a @ b, 10, warmup=3)
     return 2 * n**3 / (ms * 1e-3) / 1e12
 
 
@@ -89,6 +100,9 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--seqlens", default="512,1024,2048,4096")
     ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--timer", choices=("queued", "idle"), default="queued",
+                    help="queued: device time of each call (a sleep kernel queued ahead hides the host's "
+                         "launch); idle: the call from an idle stream, host launch included")
     ap.add_argument("--no-verify", action="store_true", help="skip the CPU reference check (faster)")
     ap.add_argument("--accuracy-seqlens", default="1024,4096")
     ap.add_argument("--policy", choices=("fma-chain", "sm90-tensor-core"), default="fma-chain")
@@ -96,6 +110,7 @@ def main():
                     help="sequence lengths checked against the CPU reference (default: all under fma-chain, "
                          "512,1024 under sm90-tensor-core, whose reference runs the tensor-core model)")
     args = ap.parse_args()
+    TIMER["queued"] = args.timer == "queued"
     tc = args.policy == "sm90-tensor-core"
     verify = set((args.verify_seqlens or ("512,1024" if tc else args.seqlens)).split(","))
     os.makedirs(args.outdir, exist_ok=True)
@@ -105,7 +120,7 @@ def main():
     hq, hkv, d = 32, 8, 128
     roof = fp32_roof_tflops()
     row = {"kind": "roof", "fp32_matmul_tflops": roof, "device": torch.cuda.get_device_name(),
-           "torch": torch.__version__, "gpu_state": gpu_state()}
+           "torch": torch.__version__, "gpu_state": gpu_state(), "timer": args.timer}
     if tc:
         # The tensor-core kernels' roof: their FLOPs are bf16 products with fp32 accumulation.
         roof = bf16_roof_tflops()
@@ -124,7 +139,7 @@ def main():
         flops_f = 4 * S * S * d * hq / 2
         flops_b = 2.5 * flops_f
         res = {"kind": "bench", "policy": args.policy, "S": S, "hq": hq, "hkv": hkv, "d": d, "dtype": "bf16",
-               "causal": True,
+               "causal": True, "timer": args.timer,
                "flops_forward": flops_f, "flops_backward": flops_b,
                ("bf16_roof_tflops" if tc else "fp32_roof_tflops"): roof}
         outs = {}
@@ -137,8 +152,8 @@ def main():
             ws = sb.workspace(p)
             fwd = lambda: sb.forward(p, q, k, v, o, lse)
             bwd = lambda: sb.backward(p, q, k, v, o, do, lse, dq, dk, dv, ws)
-            t_f = time_ms(fwd, args.reps)
-            t_fb = time_ms(lambda: (fwd(), bwd()), args.reps)
+            t_f = timed(fwd, args.reps)
+            t_fb = timed(lambda: (fwd(), bwd()), args.reps)
             mem_f = peak_extra_mib(lambda: (sb.forward(p, q, k, v, torch.empty_like(q),
                                                         torch.empty(S, hq, device=dev)),))
             mem_fb = peak_extra_mib(lambda: (sb.forward(p, q, k, v, o, lse),
@@ -161,7 +176,7 @@ def main():
                     ws2 = sb.workspace(p, stored_ds=True)
                     dq2, dk2, dv2 = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
                     bwd2 = lambda: sb.backward(p, q, k, v, o, do, lse, dq2, dk2, dv2, ws2)
-                    t_fb2 = time_ms(lambda: (fwd(), bwd2()), args.reps)
+                    t_fb2 = timed(lambda: (fwd(), bwd2()), args.reps)
                     torch.cuda.synchronize()
                     same = {n_: bits_mismatch(a_.contiguous(), b_.contiguous()) for n_, a_, b_ in
                             zip(("dq", "dk", "dv"), (dq2, dk2, dv2), outs[libm][2:])}
@@ -195,12 +210,12 @@ def main():
                 with sdpa_kernel(backend):
                     qg, kg, vg = (x.detach().clone().requires_grad_(True) for x in (qt, kt, vt))
                     f = lambda: F.scaled_dot_product_attention(qg, kg, vg, is_causal=True, enable_gqa=True)
-                    t_f = time_ms(f, args.reps)
+                    t_f = timed(f, args.reps)
 
                     def fb():
                         y = F.scaled_dot_product_attention(qg, kg, vg, is_causal=True, enable_gqa=True)
                         torch.autograd.grad(y, (qg, kg, vg), dot)
-                    t_fb = time_ms(fb, args.reps)
+                    t_fb = timed(fb, args.reps)
                     mem_fb = peak_extra_mib(fb)
                 res[f"sdpa_{name}"] = {"fwd_ms": t_f, "fwd_bwd_ms": t_fb, "peak_extra_mib_fwd_bwd": mem_fb,
                                        "fwd_tflops": flops_f / t_f / 1e9,

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One device call on main's build (the eighth session of 2026-12-06): on an H200, the issue's whole
+# evidence (tc_evidence.sh); on any other card, the clock around the bench and torch_compare
+# (clock_call.sh's steps), ncu of the backward's two passes and of the forward, and the SASS of
+# the D = 128 nvcc bf16 tensor-core kernels. Needs .devcarry/evidence.tar.xz (attention_tc_check,
+# libsamebits_kernels.so, mma_probe of tests/device/kernels/build.sh, stripped, xz -9e), built here.
+#   [PROFILE_VARIANTS="NAME ..."] [PROFILE_FWD=1] bash tests/device/kernels/profile_call.sh
+# results under $OUT, the log in $OUT/log.txt.
+set -u
+cd "$(dirname "$0")/../../.."
+out=${OUT:-/tmp/out}
+mkdir -p "$out" build-device v/D
+tar xJf .devcarry/evidence.tar.xz -C build-device
+cp build-device/attention_tc_check build-device/libsamebits_kernels.so v/D/
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  timeout 560 bash tests/device/kernels/tc_evidence.sh > "$out/log.txt" 2>&1
+  cat "$out/log.txt"
+  exit
+fi
+{
+  # Variants carried as .devcarry/NAME-check.tar.xz (PROFILE_VARIANTS="NAME ..."): bench alternated
+  # with D, each one's quick check, no sanitizers or torch (ab_variants.sh).
+  # (or NAME/attention_tc_check inside .devcarry/evidence.tar.xz: one xz archive stores the
+  # kernels the builds share once).
+  if [ -n "${PROFILE_VARIANTS:-}" ]; then
+    for n in $PROFILE_VARIANTS; do [ -d "build-device/$n" ] && rm -rf "v/$n" && mv "build-device/$n" v/; done
+    # shellcheck disable=SC2086
+    AB_SAN=0 AB_BENCH_ARGS="--bench-seqlens 4096 --bench-libms nvcc" timeout 300 bash tests/device/kernels/ab_variants.sh D $PROFILE_VARIANTS
+    cp "$out/results.tgz" "$out/ab.tgz"
+  fi
+  q() { nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_throttle_reasons.active --format=csv,noheader; }
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  echo "before: $(q)"
+  mkdir -p "$out/clock"
+  bench() {
+    v/D/attention_tc_check --sections bench --bench-reps 20 --bench-seqlens 4096 --bench-libms nvcc --out "$out/clock/$1" \
+      > "$out/clock/$1.txt" 2>&1
+    echo "$1: $(grep -o '"tc_fwd_ms":[0-9.]*\|"tc_bwd_ms":[0-9.]*\|"tc_fwd_bwd_ms":[0-9.]*' "$out/clock/$1.txt" | tr '\n' ' ') after: $(q)"
+  }
+  bench bench1
+  for timer in idle queued; do  # the host's launch counted, then not (torch_compare.py --timer)
+    timeout 100 python3 tests/device/kernels/torch_compare.py v/D/libsamebits_kernels.so "$out/clock/torch_$timer" \
+      --policy sm90-tensor-core --seqlens 4096 --reps 10 --no-verify --accuracy-seqlens 0 --timer $timer \
+      > "$out/clock/torch_$timer.txt" 2>&1
+    echo "torch --timer $timer:"; grep -E "^ +4096" "$out/clock/torch_$timer.txt"; echo "after: $(q)"
+  done
+  bench bench2
+  cuobjdump -sass v/D/attention_tc_check | gzip -9 > "$out/D.sass.gz"
+  python3 tests/device/kernels/sass_census.py "$out/D.sass.gz" > "$out/sass_census.txt" 2>&1
+  cat "$out/sass_census.txt"
+  tar czf "$out/results.tgz" -C "$out" clock sass_census.txt
+  timeout 250 bash tests/device/kernels/profile_tc_bwd.sh D
+  [ -n "${PROFILE_FWD:-}" ] && timeout 150 bash tests/device/kernels/profile_tc_fwd.sh D
+} > "$out/log.txt" 2>&1
+cat "$out/log.txt"
