@@ -4,7 +4,8 @@
 # (clock_call.sh's steps), ncu of the backward's two passes and of the forward, and the SASS of
 # the D = 128 nvcc bf16 tensor-core kernels. Needs .devcarry/evidence.tar.xz (attention_tc_check,
 # libsamebits_kernels.so, mma_probe of tests/device/kernels/build.sh, stripped, xz -9e), built here.
-#   [PROFILE_VARIANTS="NAME ..."] [PROFILE_FWD=1] bash tests/device/kernels/profile_call.sh
+#   [PROFILE_VARIANTS="NAME ..."] [PROFILE_NCU=1] [PROFILE_FWD=1] bash tests/device/kernels/profile_call.sh
+# (PROFILE_NCU: profile_tc_bwd.sh D; PROFILE_FWD: profile_tc_fwd.sh D)
 # results under $OUT, the log in $OUT/log.txt.
 set -u
 cd "$(dirname "$0")/../../.."
@@ -49,7 +50,7 @@ fi
   python3 tests/device/kernels/sass_census.py "$out/D.sass.gz" > "$out/sass_census.txt" 2>&1
   cat "$out/sass_census.txt"
   tar czf "$out/results.tgz" -C "$out" clock sass_census.txt
-  timeout 250 bash tests/device/kernels/profile_tc_bwd.sh D
+  [ -n "${PROFILE_NCU:-}" ] && timeout 250 bash tests/device/kernels/profile_tc_bwd.sh D
   [ -n "${PROFILE_FWD:-}" ] && timeout 150 bash tests/device/kernels/profile_tc_fwd.sh D
 } > "$out/log.txt" 2>&1
 cat "$out/log.txt"

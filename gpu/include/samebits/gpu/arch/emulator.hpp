@@ -52,6 +52,29 @@ struct Fiber {
   unsigned linear = 0;
 };
 
+// Asynchronous register results (wgmma, emulator_sm90.hpp): a thread's
+// operations issued into its open group, committed groups oldest first. An
+// operation's results are computed at issue and held here; its destination
+// registers hold a poison NaN until its group is waited for, when each takes
+// its value (checked still poisoned: nothing wrote it meanwhile), and the
+// source registers it read are checked unchanged (nothing overwrote them).
+struct AsyncWrite {
+  float* dst;                       // the destination registers (an accumulator array)
+  std::vector<std::uint32_t> bits;  // their results
+};
+struct AsyncSource {
+  const std::uint32_t* src;         // source registers read at issue (an A fragment)
+  std::vector<std::uint32_t> bits;  // their values then
+};
+struct AsyncGroup {
+  std::vector<AsyncWrite> writes;
+  std::vector<AsyncSource> sources;
+};
+struct AsyncState {
+  AsyncGroup open;
+  std::vector<AsyncGroup> committed;
+};
+
 // The block being emulated: its fibers, the scheduler's context, the lane
 // exchange slots.
 struct Block {
@@ -67,6 +90,7 @@ struct Block {
   std::uint64_t arrivals_seen = 0;      // released (a round of polls with none between cannot end)
   std::vector<int> regs;                // setmaxnreg: each thread's registers (empty until the first
   int regs_free = 0;                    // setmaxnreg), and the block's registers no thread holds
+  std::vector<AsyncState> async;        // each thread's wgmma groups not yet waited for
   const int* spin_addr = nullptr;       // the running fiber's acquire loads since it was resumed:
   std::uint64_t spins = 0;              // the last address, and how often in a row
 };

@@ -55,10 +55,75 @@ inline std::uint64_t smem_descriptor_sw128(const void* p, std::uint32_t lbo_byte
   return smem_descriptor(p, lbo_bytes, sbo_bytes) | (std::uint64_t{1} << 62);
 }
 
-inline void wgmma_fence() {}
-inline void wgmma_commit() {}
+// wgmma's asynchrony (emu::AsyncState): results wait in their commit group
+// until wgmma_wait retires it; meanwhile the destination registers hold
+// kPoison, so a kernel that reads an accumulator before waiting computes with
+// a NaN (and fails its bitwise test), one that writes it or overwrites an A
+// fragment register before waiting is reported when the group retires.
+namespace emu_detail {
+inline constexpr std::uint32_t kPoison = 0x7fdead00u;  // a quiet NaN no arithmetic here produces
+inline emu::AsyncState& async_state() {
+  emu::Block* b = emu::current_block();
+  if (b->async.size() != b->fibers.size()) b->async.assign(b->fibers.size(), emu::AsyncState{});
+  return b->async[b->current->linear];
+}
+// The newest pending results for destination d (the open group first), or nullptr.
+inline const emu::AsyncWrite* newest_write(const emu::AsyncState& s, const float* d, std::size_t from_group = 0) {
+  for (auto w = s.open.writes.rbegin(); w != s.open.writes.rend(); ++w)
+    if (w->dst == d) return &*w;
+  for (std::size_t g = s.committed.size(); g-- > from_group;)
+    for (auto w = s.committed[g].writes.rbegin(); w != s.committed[g].writes.rend(); ++w)
+      if (w->dst == d) return &*w;
+  return nullptr;
+}
+// Issue: the values d holds for this operation (a pending result chains on, as the hardware's
+// accumulator does), then n results recorded in the open group and d poisoned.
 template <int N>
-inline void wgmma_wait() {}
+void async_inputs(float (&d)[N / 2], float (&in)[N / 2]) {
+  const emu::AsyncWrite* w = newest_write(async_state(), d);
+  for (int i = 0; i < N / 2; ++i) in[i] = w ? fp::from_bits(w->bits[i]) : d[i];
+}
+template <int N>
+void async_results(float (&d)[N / 2], const float (&out)[N / 2]) {
+  emu::AsyncState& s = async_state();
+  emu::AsyncWrite* w = nullptr;  // one entry a destination a group (a chain's steps update it)
+  for (emu::AsyncWrite& x : s.open.writes)
+    if (x.dst == d) w = &x;
+  if (w == nullptr) w = &s.open.writes.emplace_back(emu::AsyncWrite{d, std::vector<std::uint32_t>(N / 2)});
+  for (int i = 0; i < N / 2; ++i) {
+    w->bits[i] = fp::to_bits(out[i]);
+    d[i] = fp::from_bits(kPoison);
+  }
+}
+inline void retire_oldest(emu::AsyncState& s) {
+  const emu::AsyncGroup g = std::move(s.committed.front());
+  s.committed.erase(s.committed.begin());
+  for (const emu::AsyncSource& src : g.sources)
+    for (std::size_t j = 0; j < src.bits.size(); ++j)
+      if (src.src[j] != src.bits[j])
+        throw std::logic_error("wgmma: an A-fragment register was overwritten before its group was waited for");
+  for (const emu::AsyncWrite& w : g.writes) {
+    for (std::size_t i = 0; i < w.bits.size(); ++i)
+      if (fp::to_bits(w.dst[i]) != kPoison)
+        throw std::logic_error("wgmma: an accumulator register was written before its group was waited for");
+    if (newest_write(s, w.dst) != nullptr) continue;  // a newer pending operation owns it (chained)
+    for (std::size_t i = 0; i < w.bits.size(); ++i) w.dst[i] = fp::from_bits(w.bits[i]);
+  }
+}
+}  // namespace emu_detail
+
+inline void wgmma_fence() {}
+inline void wgmma_commit() {
+  emu::AsyncState& s = emu_detail::async_state();
+  s.committed.push_back(std::move(s.open));
+  s.open = emu::AsyncGroup{};
+}
+// Groups retire oldest first until at most N remain pending (the open group is not one).
+template <int N>
+inline void wgmma_wait() {
+  emu::AsyncState& s = emu_detail::async_state();
+  while (s.committed.size() > static_cast<std::size_t>(N)) emu_detail::retire_oldest(s);
+}
 inline void fence_proxy_async_shared() {}
 inline void fence_operand(float&) {}
 inline void fence_operand(std::uint32_t&) {}
@@ -244,7 +309,10 @@ void wgmma_ss(mma::sm90::Format f, float (&d)[N / 2], std::uint64_t da, std::uin
   std::uint16_t a[2][16];
   for (int r = 0; r < 2; ++r)
     for (int k = 0; k < 16; ++k) a[r][k] = emu_detail::at(A, emu_detail::frag_row(t, 2 * r), k, trans_a);
-  emu_detail::step<N>(f, d, a, B, trans_b, scale_d);
+  float acc[N / 2];
+  emu_detail::async_inputs<N>(d, acc);
+  emu_detail::step<N>(f, acc, a, B, trans_b, scale_d);
+  emu_detail::async_results<N>(d, acc);
 }
 
 // A fragment: register j of lane (g, q) holds A(g + 8 (j % 2), 2q + 8 (j / 2) + {0, 1}), low half first.
@@ -260,7 +328,11 @@ void wgmma_rs(mma::sm90::Format f, float (&d)[N / 2], const std::uint32_t (&ra)[
     for (int j = 0; j < 4; ++j)
       for (int e = 0; e < 2; ++e)
         a[j % 2][2 * qq + 8 * (j / 2) + e] = static_cast<std::uint16_t>(regs[qq][j] >> (16 * e));
-  emu_detail::step<N>(f, d, a, emu_detail::decode(db), trans_b, scale_d);
+  float acc[N / 2];
+  emu_detail::async_inputs<N>(d, acc);
+  emu_detail::step<N>(f, acc, a, emu_detail::decode(db), trans_b, scale_d);
+  emu_detail::async_results<N>(d, acc);
+  emu_detail::async_state().open.sources.push_back(emu::AsyncSource{ra, {ra[0], ra[1], ra[2], ra[3]}});
 }
 
 }  // namespace samebits::gpu::arch::sm90
