@@ -1,7 +1,8 @@
 // samebits/gpu/arch/emulator_sm90.hpp — the names of arch/nvptx_sm90.hpp for
 // the fiber emulator (SAMEBITS_GPU_EMULATOR): the tensor-core kernels' source
-// run on the CPU. wgmma is executed at once, each thread computing its own
-// accumulator elements with the tensor-core model (samebits::mma::sm90, under
+// run on the CPU. wgmma's results are computed at issue (each thread its own
+// accumulator elements, held until its commit group is waited for: the
+// asynchrony below) with the tensor-core model (samebits::mma::sm90, under
 // `params` below, tc::kHardwareParams by default) from shared memory read
 // through the descriptor as the PTX ISA's canonical layouts say (no swizzle,
 // or the 128-byte swizzle: emu_detail::at):
@@ -10,7 +11,8 @@
 // and A fragments in registers gathered from the quad's lanes (lane
 // exchanges). What this checks: that a kernel forms the products, groups,
 // orders, scale-d flags, fragments and conversions its policy says, given
-// that reading of the layouts. What it cannot: the hardware's reading of a
+// that reading of the layouts, and that it waits for every result before it
+// reads or overwrites what a pending wgmma owns. What it cannot: the hardware's reading of a
 // descriptor and its arithmetic (tests/device/kernels/attention_tc_check.cu:
 // its layout section and its grid).
 #pragma once
@@ -18,6 +20,8 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "samebits/libm/mma/sm90.hpp"
 
