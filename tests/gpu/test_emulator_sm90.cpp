@@ -15,7 +15,11 @@
 //   - the 128-byte swizzle: wgmma reads of a K-major A and an MN-major B
 //     (two 64-column panels) written with the XOR of the PTX ISA's swizzle
 //     mode 1 equal the exact integer product; controls: the descriptor
-//     without the swizzle bit, and LBO / SBO swapped, read other elements.
+//     without the swizzle bit, and LBO / SBO swapped, read other elements;
+//   - wgmma's asynchrony: results only after wgmma_wait retires their group
+//     (chaining across groups in flight gives the same product); controls:
+//     reads before the wait see the poison NaN, a write to an accumulator or
+//     an A fragment in flight and a thread that never waits are reported.
 // What this cannot check: the hardware (tests/device/kernels/attention_tc_check.cu,
 // its layout section).
 #include <catch2/catch.hpp>
@@ -205,22 +209,53 @@ std::uint32_t sw(std::uint32_t row_base, int e) {
 int a_val(int m, int k) { return (m * 7 + k * 3) % 5 - 2; }
 int b_val(int k, int n) { return (k * 5 + n * 11) % 7 - 3; }
 
+// How swizzle_kernel waits for its wgmmas (wgmma is asynchronous in the emulator, as on a GPU).
+enum class Waits {
+  proper,         // four steps in one commit group, wgmma_wait<0>, then the reads
+  chained,        // two groups of two steps, the second chained on the first while it is in flight
+  read_early,     // the reads before the wait: they see the poison NaN
+  write_early,    // an accumulator written while its group is in flight: reported at the wait
+  never,          // no wait: reported when the thread exits
+  fragment_early  // an A fragment (register operand) overwritten while its wgmma is in flight
+};
+
 // One warpgroup: D = A B over four k16 steps, A K-major (k16 step: +32 B in a row), B MN-major
 // (k16 step: +16 rows). Thread t's accumulator element i is D(frag_row, frag_col).
-void swizzle_kernel(float* out, std::uint64_t a_desc, std::uint64_t b_desc, std::uint64_t b_step) {
+void swizzle_kernel(float* out, std::uint64_t a_desc, std::uint64_t b_desc, std::uint64_t b_step,
+                    Waits waits = Waits::proper) {
   float d[kN / 2];
   for (float& x : d) x = 0.0f;
-  for (int kk = 0; kk < kK / 16; ++kk)
-    gpu::wgmma_ss<gpu::Format::bf16, kN, 1>(d, a_desc + ((kk * 32) >> 4), b_desc + kk * b_step, kk > 0);
   const unsigned t = gpu::thread_x();
-  for (int i = 0; i < kN / 2; ++i) {
-    const int row = 16 * static_cast<int>(t / 32) + static_cast<int>(t % 32) / 4 + 8 * ((i / 2) % 2);
-    const int col = 8 * (i / 4) + 2 * static_cast<int>(t % 4) + i % 2;
-    out[row * kN + col] = d[i];
+  auto read = [&] {
+    for (int i = 0; i < kN / 2; ++i) {
+      const int row = 16 * static_cast<int>(t / 32) + static_cast<int>(t % 32) / 4 + 8 * ((i / 2) % 2);
+      const int col = 8 * (i / 4) + 2 * static_cast<int>(t % 4) + i % 2;
+      out[row * kN + col] = d[i];
+    }
+  };
+  gpu::wgmma_fence();
+  for (int kk = 0; kk < kK / 16; ++kk) {
+    gpu::wgmma_ss<gpu::Format::bf16, kN, 1>(d, a_desc + ((kk * 32) >> 4), b_desc + kk * b_step, kk > 0);
+    if (waits == Waits::chained && kk == 1) gpu::wgmma_commit();
   }
+  if (waits == Waits::fragment_early) {
+    // A k16 step with A from registers (any values: its result is not read), then its
+    // fragment overwritten before the wait.
+    std::uint32_t ra[4] = {t, t + 1, t + 2, t + 3};
+    gpu::wgmma_rs<gpu::Format::bf16, kN, 1>(d, ra, b_desc, 1);
+    gpu::wgmma_commit();
+    ra[0] ^= 1u;
+    gpu::wgmma_wait<0>();
+    return;
+  }
+  gpu::wgmma_commit();
+  if (waits == Waits::read_early) read();
+  if (waits == Waits::write_early) d[0] = 1.0f;
+  if (waits != Waits::never) gpu::wgmma_wait<0>();
+  if (waits != Waits::read_early) read();
 }
 
-long run_swizzle(bool swizzled_desc, bool swap_b_offsets) {
+long run_swizzle(bool swizzled_desc, bool swap_b_offsets, Waits waits = Waits::proper) {
   auto* base = reinterpret_cast<unsigned char*>(smem4);
   std::memset(base, 0, sizeof smem4);
   const std::uint32_t a0 = 0, b0 = kM * 128;  // A: 64 rows of 128 B (8 KiB), then B's two panels
@@ -242,7 +277,7 @@ long run_swizzle(bool swizzled_desc, bool swap_b_offsets) {
   const std::uint64_t da = desc(a0, kAtom, kAtom);
   const std::uint64_t db = swap_b_offsets ? desc(b0, kAtom, kPanelB) : desc(b0, kPanelB, kAtom);
   std::vector<float> out(kM * kN, -1.0f);
-  emu::launch({1, 1, 1}, 128, [&] { swizzle_kernel(out.data(), da, db, (16 * 128) >> 4); }, {}, emu::Order::forward);
+  emu::launch({1, 1, 1}, 128, [&] { swizzle_kernel(out.data(), da, db, (16 * 128) >> 4, waits); }, {}, emu::Order::forward);
   long bad = 0;
   for (int m = 0; m < kM; ++m)
     for (int n = 0; n < kN; ++n) {
@@ -260,4 +295,15 @@ TEST_CASE("emulator wgmma: 128-byte-swizzled K-major A and MN-major B equal the 
   // Controls: the same bytes read without the swizzle bit, or with LBO and SBO swapped.
   CHECK(run_swizzle(false, false) > 0);
   CHECK(run_swizzle(true, true) > 0);
+}
+
+TEST_CASE("emulator wgmma: asynchronous, results only after their group is waited for", "[gpu][emulator]") {
+  // Two commit groups, the second chained on the first's accumulators in flight: the same product.
+  CHECK(run_swizzle(true, false, Waits::chained) == 0);
+  // Controls: reads before the wait see the poison (every element wrong); a write to an
+  // accumulator in flight, an overwritten A fragment, and a thread that never waits are reported.
+  CHECK(run_swizzle(true, false, Waits::read_early) == kM * kN);
+  CHECK_THROWS_WITH(run_swizzle(true, false, Waits::write_early), Catch::Contains("accumulator register was written"));
+  CHECK_THROWS_WITH(run_swizzle(true, false, Waits::fragment_early), Catch::Contains("A-fragment register was overwritten"));
+  CHECK_THROWS_WITH(run_swizzle(true, false, Waits::never), Catch::Contains("never waited for"));
 }
