@@ -72,16 +72,16 @@ inline emu::AsyncState& async_state() {
   return b->async[b->current->linear];
 }
 // The newest pending results for destination d (the open group first), or nullptr.
-inline const emu::AsyncWrite* newest_write(const emu::AsyncState& s, const float* d, std::size_t from_group = 0) {
+inline const emu::AsyncWrite* newest_write(const emu::AsyncState& s, const float* d) {
   for (auto w = s.open.writes.rbegin(); w != s.open.writes.rend(); ++w)
     if (w->dst == d) return &*w;
-  for (std::size_t g = s.committed.size(); g-- > from_group;)
+  for (std::size_t g = s.committed.size(); g-- > 0;)
     for (auto w = s.committed[g].writes.rbegin(); w != s.committed[g].writes.rend(); ++w)
       if (w->dst == d) return &*w;
   return nullptr;
 }
 // Issue: the values d holds for this operation (a pending result chains on, as the hardware's
-// accumulator does), then n results recorded in the open group and d poisoned.
+// accumulator does), then its results recorded in the open group and d poisoned.
 template <int N>
 void async_inputs(float (&d)[N / 2], float (&in)[N / 2]) {
   const emu::AsyncWrite* w = newest_write(async_state(), d);
@@ -90,7 +90,7 @@ void async_inputs(float (&d)[N / 2], float (&in)[N / 2]) {
 template <int N>
 void async_results(float (&d)[N / 2], const float (&out)[N / 2]) {
   emu::AsyncState& s = async_state();
-  emu::AsyncWrite* w = nullptr;  // one entry a destination a group (a chain's steps update it)
+  emu::AsyncWrite* w = nullptr;  // one entry per destination per group (a chain's steps update it)
   for (emu::AsyncWrite& x : s.open.writes)
     if (x.dst == d) w = &x;
   if (w == nullptr) w = &s.open.writes.emplace_back(emu::AsyncWrite{d, std::vector<std::uint32_t>(N / 2)});
