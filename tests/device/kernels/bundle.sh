@@ -4,6 +4,7 @@
 # libsamebits_kernels.so and mma_probe at the archive's top, and for each NAME=BRANCH the
 # branch's attention_tc_check under NAME/ (built in a worktree /tmp/samebits-bundle/NAME).
 #   bash tests/device/kernels/bundle.sh [NAME=BRANCH ...]      -> .devcarry/evidence.tar.xz
+# (.devcarry/ is git-ignored: a device call carries it, carry=[".devcarry"])
 # Binaries are stripped and packed with xz -9e in one block (-T1): the builds share most of their
 # kernels, and xz finds a repeat only within its 64 MiB window, i.e. in the file just before
 # (each check is about 34 MB), so pass the variants in an order where neighbours differ least.

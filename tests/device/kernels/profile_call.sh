@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One device call on main's build (the eighth session of 2026-12-06): on an H200, the whole
 # evidence (tc_evidence.sh); on any other card, the clock around the bench and torch_compare
-# (clock_call.sh's steps), ncu of the backward's two passes and of the forward, and the SASS of
+# (both timers), ncu of the backward's two passes and of the forward, and the SASS of
 # the D = 128 nvcc bf16 tensor-core kernels. Needs .devcarry/evidence.tar.xz (attention_tc_check,
-# libsamebits_kernels.so, mma_probe of tests/device/kernels/build.sh, stripped, xz -9e), built here.
+# libsamebits_kernels.so, mma_probe of tests/device/kernels/build.sh, stripped, xz -9e), built here
+# by bundle.sh; .devcarry/ is git-ignored, so the call names it: run(..., carry=[".devcarry"]).
 #   [PROFILE_VARIANTS="NAME ..."] [PROFILE_NCU=1] [PROFILE_FWD=1] bash tests/device/kernels/profile_call.sh
 # (PROFILE_NCU: profile_tc_bwd.sh D; PROFILE_FWD: profile_tc_fwd.sh D)
 # results under $OUT, the log in $OUT/log.txt.
