@@ -143,8 +143,10 @@ Command add_attention_command(CLI::App& root) {
   app->add_option("--hkv", opt->hkv, "Key/value heads (hq % hkv == 0)")->capture_default_str();
   app->add_option("--d", opt->d, "Head dimension: 64 or 128")->capture_default_str();
   app->add_flag("--causal,!--no-causal", opt->causal, "Causal mask, bottom-right aligned (default on)");
-  app->add_option("--libm", *libm, "exp/log of the binary32 core: nvcc (CUDA's bits) or cr (correctly rounded)")
-      ->check(CLI::IsMember({"nvcc", "cr"}))
+  app->add_option("--libm", *libm,
+                  "exp/log of the binary32 core: nvcc (CUDA's bits), cr (correctly rounded) or nvcc-fast "
+                  "(nvcc -use_fast_math's expf/logf; policy sm90-tensor-core only)")
+      ->check(CLI::IsMember({"nvcc", "cr", "nvcc-fast"}))
       ->capture_default_str();
   app->add_option("--policy", *policy,
                   "Arithmetic policy: fma-chain (attention.md §7) or sm90-tensor-core (attention-tc.md: the "
@@ -161,7 +163,7 @@ Command add_attention_command(CLI::App& root) {
   app->add_option("--threads", opt->threads, "Worker threads (0: all cores)")->capture_default_str();
   app->add_flag("--json", *json, "Print one JSON object instead of the table");
   return {app, [=]() {
-            opt->libm = *libm == "cr" ? ka::Libm::cr : ka::Libm::nvcc;
+            ka::libm_from_name(*libm, opt->libm);  // the check above admits only the three names
             opt->dtype = *dtype == "f32" ? kn::DType::f32 : *dtype == "fp16" ? kn::DType::f16 : kn::DType::bf16;
             opt->oracle = *oracle == "mpfr" ? ka::Precision::mpfr128 : ka::Precision::f64;
             opt->policy = *policy == "sm90-tensor-core" ? ka::Policy::sm90_tensor_core : ka::Policy::fma_chain;

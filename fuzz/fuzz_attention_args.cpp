@@ -145,7 +145,8 @@ void model_problem(const Problem& p, Violations& v) {
   } else if (p.policy != 0) {
     v.push_back({"policy code", kUnsupported, {"policy code"}});
   }
-  if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm"}});
+  if (p.libm != 0 && p.libm != 1 && p.libm != 2) v.push_back({"libm code", kUnsupported, {"libm"}});
+  else if (p.libm == 2 && p.policy != 1) v.push_back({"nvcc-fast: sm90-tensor-core only", kUnsupported, {"nvcc-fast"}});
   if (!code_known(p.in_dtype)) v.push_back({"input dtype code", kUnsupported, {"input dtype", "in_dtype"}});
   if (p.d != 64 && p.d != 128) v.push_back({"D not 64 or 128", kUnsupported, {"head dim D", "d = "}});
   if (p.hq <= 0 || p.hkv <= 0) v.push_back({"hq, hkv positive", kInvalid, {"hq", "hkv"}});
@@ -460,7 +461,7 @@ Call decode(Reader& r, KindTable& kinds) {
   Problem& p = c.p;
   const std::uint8_t mode = r.u8();
   c.backward = mode & 1;
-  p.libm = pick_i32(r, (mode >> 1) & 1, {2, -1, INT32_MIN});
+  p.libm = pick_i32(r, (mode >> 1) & 1, {2, 3, -1, INT32_MIN});  // 2: nvcc-fast, sm90-tensor-core only
   p.in_dtype = pick_i32(r, 1 + ((mode >> 2) & 1), {0, 3, -1});
   p.o_dtype = pick_i32(r, p.in_dtype, {0, 1, 2, 3});
   p.grad_dtype = pick_i32(r, p.in_dtype, {0, 1, 2, 3});
@@ -620,8 +621,9 @@ void run_cpp(const Call& c, const KindTable& kinds) {
 // check first (libm code, policy and mma, d, heads, causal, scale); needle:
 // what the libm refusal's message must contain.
 void model_c_problem(const Problem& p, const char* libm_needle, Violations& v) {
-  if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {libm_needle}});
+  if (p.libm != 0 && p.libm != 1 && p.libm != 2) v.push_back({"libm code", kUnsupported, {libm_needle}});
   model_policy_c(p, v);
+  if (p.libm == 2 && p.policy != 1) v.push_back({"nvcc-fast: sm90-tensor-core only", kUnsupported, {"nvcc-fast"}});
   if (p.d != 64 && p.d != 128) v.push_back({"d", kUnsupported, {"d = "}});
   if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv) v.push_back({"hq, hkv", kInvalid, {"hq"}});
   if (p.causal != 0 && p.causal != 1) v.push_back({"causal 0 or 1", kInvalid, {"causal"}});
@@ -728,7 +730,7 @@ void run_c(const Call& c) {
 // The fingerprint of a valid (policy, mma, libm), written from
 // docs/kernels/attention-tc.md §9 (and attention.md §7 for fma-chain).
 std::string expected_fingerprint(const Problem& p) {
-  const std::string libm = p.libm == 1 ? "cr" : "nvcc";
+  const std::string libm = p.libm == 1 ? "cr" : p.libm == 2 ? "nvcc-fast" : "nvcc";
   if (p.policy == 0) return "samebits-attention/1 policy=fma-chain/1 B=64 libm=" + libm;
   const samebits_mma_params m = p.has_mma ? p.mma : samebits_mma_params{25, 16, 0, 0, 1, 0, 1, 0};
   static const char* const rounding[] = {"rz", "rn"};
@@ -751,8 +753,9 @@ void run_fingerprint(const Call& c) {
   Violations v;
   if (null_problem) v.push_back({"problem non-null", kInvalid, {"problem is null"}});
   else {
-    if (p.libm != 0 && p.libm != 1) v.push_back({"libm code", kUnsupported, {"libm code"}});
+    if (p.libm != 0 && p.libm != 1 && p.libm != 2) v.push_back({"libm code", kUnsupported, {"libm code"}});
     model_policy_c(p, v);
+    if (p.libm == 2 && p.policy != 1) v.push_back({"nvcc-fast: sm90-tensor-core only", kUnsupported, {"nvcc-fast"}});
   }
   const std::string want = v.empty() ? expected_fingerprint(p) : std::string();
   const std::int64_t need = v.empty() ? static_cast<std::int64_t>(want.size()) + 1 : 256;

@@ -40,7 +40,8 @@ def has_cuda_kernels():
 
 def fingerprint(op="attention", libm="nvcc", *, policy="fma-chain", mma=None):
     """The contract fingerprint of an op ("attention" or "sparse_mla") under a
-    libm ("nvcc" or "cr") and, for attention, an arithmetic policy
+    libm ("nvcc", "cr", or "nvcc-fast": sm90-tensor-core attention only) and,
+    for attention, an arithmetic policy
     ("fma-chain" or "sm90-tensor-core", docs/kernels/attention-tc.md, whose
     tensor-core model's parameters mma names: None for the defaults, an
     MmaParams, a dict of its fields), from the C ABI, e.g.

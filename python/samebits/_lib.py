@@ -35,7 +35,7 @@ C_ABI_VERSION = 2  # SAMEBITS_C_ABI_VERSION this package speaks
 
 # dtype, libm and policy codes (c_api.h enums; stable).
 F32, BF16, F16 = 0, 1, 2
-LIBM_CODES = {"nvcc": 0, "cr": 1}
+LIBM_CODES = {"nvcc": 0, "cr": 1, "nvcc-fast": 2}  # nvcc-fast: sm90-tensor-core attention only (the library refuses it elsewhere)
 POLICY_CODES = {"fma-chain": 0, "sm90-tensor-core": 1}
 
 
@@ -249,7 +249,7 @@ def load(path=None):
 
 def libm_code(libm):
     if not isinstance(libm, str) or libm not in LIBM_CODES:
-        raise ValueError(f"libm: {libm!r} unknown (nvcc or cr)")
+        raise ValueError(f"libm: {libm!r} unknown (nvcc, cr or nvcc-fast)")
     return LIBM_CODES[libm]
 
 

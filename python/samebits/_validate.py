@@ -224,7 +224,7 @@ def _dtype(name, t, allowed):
 
 def check_libm(libm):
     if not isinstance(libm, str) or libm not in _lib.LIBM_CODES:
-        raise ValueError(f"libm: {libm!r} unknown (\"nvcc\" or \"cr\")")
+        raise ValueError(f"libm: {libm!r} unknown (\"nvcc\", \"cr\" or \"nvcc-fast\")")
     return libm
 
 

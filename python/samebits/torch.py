@@ -226,7 +226,8 @@ def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None
     float32 (one for all), one CUDA device, last dimension contiguous. causal
     (required): bottom-right aligned. scale: None for the binary32 nearest
     1/sqrt(D), else a positive number (rounded to binary32). libm: "nvcc"
-    (CUDA's expf/logf bits) or "cr" (correctly rounded). policy: the
+    (CUDA's expf/logf bits), "cr" (correctly rounded) or "nvcc-fast" (nvcc
+    -use_fast_math's expf/logf; policy "sm90-tensor-core" only). policy: the
     contract's arithmetic policy, "fma-chain" (default) or
     "sm90-tensor-core" (docs/kernels/attention-tc.md: bfloat16 or float16
     inputs; mma: the tensor-core model's parameters, None for the defaults,

@@ -4,7 +4,8 @@
 //   default build: nvcc::{expf exp2f exp10f logf log2f log10f} vs CUDA's functions of the same
 //     name, nvcc::fast::{expf exp10f logf log2f} vs __expf __exp10f __logf __log2f (kind
 //     device_vs_cuda), and each against its host path (host_vs_device);
-//   ftz build: nvcc::ftz::{the six} vs CUDA's six under -ftz=true, and vs the host path;
+//   ftz build: nvcc::ftz::{the six} vs CUDA's six under -ftz=true, nvcc::fast::ftz::{expf exp10f
+//     logf log2f} vs __expf ... under -ftz=true (-use_fast_math's expf ...), each vs the host path;
 //   informative (never a failure): on how many inputs CUDA's expf and __expf differ, and the same
 //   for exp10f, logf, log2f (kind info).
 // Before the checks a probe verifies that the ftz build flushes and the default build does not
@@ -36,6 +37,7 @@ SAMEBITS_NVCC_FAST_FUNCTIONS(X)
 namespace ftz {
 #define X(T, NAME, OURS, CUDA, CUDA_NAME) SAMEBITS_HOST_DEVICE_FUNCTOR(T, OURS)
 SAMEBITS_NVCC_FUNCTIONS(X, samebits::nvcc::ftz, "nvcc::ftz::")
+SAMEBITS_NVCC_FAST_FTZ_FUNCTIONS(X)
 #undef X
 }  // namespace ftz
 
@@ -89,6 +91,7 @@ int main(int argc, char** argv) {
 #define BUILD "ftz"
 #define TABLE f
   SAMEBITS_NVCC_FUNCTIONS(X, samebits::nvcc::ftz, "nvcc::ftz::")
+  SAMEBITS_NVCC_FAST_FTZ_FUNCTIONS(X)
 #undef NS
 #undef BUILD
 #undef TABLE

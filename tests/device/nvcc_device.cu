@@ -20,6 +20,7 @@ SAMEBITS_DEVICE_FUNCTOR(Probe, x * g_one)
   SAMEBITS_DEVICE_FUNCTOR(T##Cuda, CUDA)
 #if SAMEBITS_TEST_FTZ
 SAMEBITS_NVCC_FUNCTIONS(X, samebits::nvcc::ftz, "nvcc::ftz::")
+SAMEBITS_NVCC_FAST_FTZ_FUNCTIONS(X)
 #else
 SAMEBITS_NVCC_FUNCTIONS(X, samebits::nvcc, "nvcc::")
 SAMEBITS_NVCC_FAST_FUNCTIONS(X)
@@ -32,7 +33,7 @@ SAMEBITS_DEVICE_TABLE(nvcc_device_) {
   {NAME, samebits::device_test::eval<T>}, {"cuda::" CUDA_NAME, samebits::device_test::eval<T##Cuda>},
   return {
 #if SAMEBITS_TEST_FTZ
-      SAMEBITS_NVCC_FUNCTIONS(X, samebits::nvcc::ftz, "nvcc::ftz::")
+      SAMEBITS_NVCC_FUNCTIONS(X, samebits::nvcc::ftz, "nvcc::ftz::") SAMEBITS_NVCC_FAST_FTZ_FUNCTIONS(X)
 #else
       SAMEBITS_NVCC_FUNCTIONS(X, samebits::nvcc, "nvcc::") SAMEBITS_NVCC_FAST_FUNCTIONS(X)
 #endif

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "samebits/kernels/c_api.h"
 #include "samebits/kernels/dtype.hpp"
 #include "samebits/libm/mma/sm90.hpp"
+#include "samebits/libm/nvcc/mufu_model.hpp"
 
 #include "bitwise.hpp"
 
@@ -326,6 +328,75 @@ TEST_CASE("tc: the GPU path takes the policy with the hardware's parameters only
   fc.policy = SAMEBITS_POLICY_FMA_CHAIN;
   CHECK(samebits_attention_problem_fingerprint(&fc, buf, sizeof buf) == SAMEBITS_OK);
   CHECK(std::string(buf) == "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc");
+}
+
+// ---- §23: the nvcc-fast libm -------------------------------------------------------
+
+TEST_CASE("tc: libm nvcc-fast is -use_fast_math's expf/logf, the sm90-tensor-core policy's only", "[kernels][tc]") {
+  // Its exp is one mul.ftz by log2(e) (0x3FB8AA3B, 0x1.715476p+0) and one ex2.approx.ftz; it is not
+  // nvcc's expf (which reduces the argument exactly first) on every argument.
+  int differ = 0;
+  for (const float x : {-0.0f, -1.0f, -3.5f, -10.25f, -20.0f, -87.0f, -100.0f, 0.5f}) {
+    const float want = samebits::nvcc::model::ex2_approx_ftz(x * samebits::fp::from_bits(0x3FB8AA3Bu));
+    CHECK(bits(NvccFastLibm::exp(x)) == bits(want));
+    differ += bits(NvccFastLibm::exp(x)) != bits(NvccLibm::exp(x));
+  }
+  CHECK(differ > 0);
+  CHECK(bits(NvccFastLibm::exp(-std::numeric_limits<float>::infinity())) == 0u);  // p of a non-member: +0
+  CHECK(bits(NvccFastLibm::exp(-100.0f)) == 0u);  // 2^-144.3: flushed (ftz), +0
+  CHECK(bits(NvccLibm::exp(-100.0f)) != 0u);      // nvcc's expf keeps the subnormal
+  CHECK(bits(NvccFastLibm::log(1.0f)) == 0u);
+
+  const Inputs in = make({70}, {70}, 2, 1, 64, true, 3, DType::bf16);
+  std::vector<float> o(in.q.size()), lse(70 * 2), o2(in.q.size()), lse2(70 * 2);
+  reference_forward(Libm::nvcc_fast, in.p, in.q.data(), in.k.data(), in.v.data(), o.data(), lse.data(), 1);
+  reference_forward(Libm::nvcc, in.p, in.q.data(), in.k.data(), in.v.data(), o2.data(), lse2.data(), 1);
+  CHECK(mismatches(o, o2) + mismatches(lse, lse2) > 0);  // the libm is on the path
+  CHECK(fingerprint(in.p, Libm::nvcc_fast) ==
+        "samebits-attention/1 policy=sm90-tc/1(F=25,G=16,R=rz,C=first,Z=ignored,P=raw,S=pos,O=inf,E=-133) Bk=128 "
+        "libm=nvcc-fast");
+  Libm l{};
+  CHECK((libm_from_name("nvcc-fast", l) && l == Libm::nvcc_fast));
+  CHECK_FALSE(libm_from_name("fast", l));
+
+  // fma-chain refuses it, by name: the reference and the C ABI.
+  DenseProblem fc = in.p;
+  fc.policy = Policy::fma_chain;
+  CHECK(message_of([&] {
+          reference_forward(Libm::nvcc_fast, fc, in.q.data(), in.k.data(), in.v.data(), o.data(), lse.data(), 1);
+        }) == "samebits attention reference: libm nvcc-fast is offered by the sm90-tensor-core policy only (policy "
+              "fma-chain takes nvcc or cr)");
+  CHECK(message_of([&] {
+          reference_forward(static_cast<Libm>(5), in.p, in.q.data(), in.k.data(), in.v.data(), o.data(), lse.data(), 1);
+        }) == "samebits attention reference: libm code 5 unknown (0 nvcc, 1 cr, 2 nvcc-fast)");
+  const std::int32_t cu[2] = {0, 70};
+  samebits_attention_problem p{};
+  p.num_seqs = 1;
+  p.max_seqlen_q = p.max_seqlen_k = p.total_q = p.total_k = 70;
+  p.hq = 2;
+  p.hkv = 1;
+  p.d = 64;
+  p.causal = 1;
+  p.in_dtype = p.o_dtype = p.grad_dtype = SAMEBITS_BF16;
+  p.libm = SAMEBITS_LIBM_NVCC_FAST;
+  p.cu_seqlens_q = p.cu_seqlens_k = p.cu_seqlens_q_host = p.cu_seqlens_k_host = cu;
+  p.policy = SAMEBITS_POLICY_FMA_CHAIN;
+  std::vector<std::uint16_t> x(in.q.size(), 0x3f80);
+  const samebits_tensor3 t{x.data(), 2 * 64, 64}, t1{x.data(), 64, 64};
+  CHECK(samebits_attention_forward(&p, t, t1, t1, t, lse.data(), nullptr) == SAMEBITS_UNSUPPORTED);
+  CHECK(std::string(samebits_last_error()).find("libm nvcc-fast is offered by the sm90-tensor-core policy only") !=
+        std::string::npos);
+  char buf[256];
+  CHECK(samebits_attention_problem_fingerprint(&p, buf, sizeof buf) == SAMEBITS_UNSUPPORTED);
+  // The policy takes it: the reference path computes the C++ reference's bits.
+  p.policy = SAMEBITS_POLICY_SM90_TENSOR_CORE;
+  CHECK(samebits_attention_reference_forward(&p, in.q.data(), in.k.data(), in.v.data(), o2.data(), lse2.data(), 1) ==
+        SAMEBITS_OK);
+  CHECK(mismatches(o2, o) == 0);
+  CHECK(mismatches(lse2, lse) == 0);
+  CHECK(samebits_attention_problem_fingerprint(&p, buf, sizeof buf) == SAMEBITS_OK);
+  CHECK(std::string(buf) == fingerprint(in.p, Libm::nvcc_fast));
+  CHECK(samebits_sparse_mla_fingerprint(SAMEBITS_LIBM_NVCC_FAST, buf, sizeof buf) == SAMEBITS_UNSUPPORTED);
 }
 
 // ---- §7: the zero-product lemma on the model ----------------------------------
@@ -839,33 +910,37 @@ TEST_CASE("tc: accurate against the binary64 oracle within the bounds of the ope
     std::vector<float> o_f(nq), lse_f(nl);
     for (std::size_t i = 0; i < nq; ++i) o_f[i] = static_cast<float>(o[i]);
     for (std::size_t i = 0; i < nl; ++i) lse_f[i] = static_cast<float>(lse[i]);
-    Outputs r;
-    r.o.resize(nq);
-    r.lse.resize(nl);
-    r.dq.resize(nq);
-    r.dk.resize(nk);
-    r.dv.resize(nk);
-    reference_forward(Libm::cr, in.p, in.q.data(), in.k.data(), in.v.data(), r.o.data(), r.lse.data());
-    reference_backward(Libm::cr, in.p, in.q.data(), in.k.data(), in.v.data(), o_f.data(), in.dout.data(), lse_f.data(),
-                       r.dq.data(), r.dk.data(), r.dv.data());
-    const double u = std::ldexp(1.0, c.dt == DType::bf16 ? -8 : -11);
-    const Bounds b = bounds_of(in, o_f, lse_f, u);
-    const char* names[] = {"o", "lse", "dq", "dk", "dv"};
-    const std::vector<float>* got[] = {&r.o, &r.lse, &r.dq, &r.dk, &r.dv};
-    const std::vector<double>* ref[] = {&o, &lse, &dq, &dk, &dv};
-    const std::vector<double>* bound[] = {&b.o, &b.lse, &b.dq, &b.dk, &b.dv};
-    for (int t = 0; t < 5; ++t) {
-      const Accuracy a = accuracy(*got[t], *ref[t], *bound[t]);
-      std::printf("tc accuracy %s D=%d %s %-3s: max|err| %.3e, max|err|/max|ref| %.3e, cosine 1-%.3e (bound 1-%.3e)\n",
-                  dtype_name(c.dt), c.d, c.causal ? "causal    " : "not causal", names[t], a.max_abs,
-                  a.max_abs / a.max_ref, 1.0 - a.cosine, 1.0 - a.cosine_bound);
-      INFO(dtype_name(c.dt) << " D " << c.d << " causal " << c.causal << " " << names[t]);
-      CHECK(a.violations == 0);
-      CHECK(a.cosine >= a.cosine_bound);
-      // Negative control: the bound is not loose by 8x (the P / dS rounding shows; lse has none).
-      std::vector<double> eighth(*bound[t]);
-      for (auto& x : eighth) x /= 8;
-      if (t != 1) CHECK(accuracy(*got[t], *ref[t], eighth).violations > 0);
+    // cr, and nvcc-fast (§23: its exp's error, |x| 2^-24 relative plus MUFU's, is inside the bounds'
+    // 2^-13 of binary32 work for the arguments that matter).
+    for (const Libm libm : {Libm::cr, Libm::nvcc_fast}) {
+      Outputs r;
+      r.o.resize(nq);
+      r.lse.resize(nl);
+      r.dq.resize(nq);
+      r.dk.resize(nk);
+      r.dv.resize(nk);
+      reference_forward(libm, in.p, in.q.data(), in.k.data(), in.v.data(), r.o.data(), r.lse.data());
+      reference_backward(libm, in.p, in.q.data(), in.k.data(), in.v.data(), o_f.data(), in.dout.data(), lse_f.data(),
+                         r.dq.data(), r.dk.data(), r.dv.data());
+      const double u = std::ldexp(1.0, c.dt == DType::bf16 ? -8 : -11);
+      const Bounds b = bounds_of(in, o_f, lse_f, u);
+      const char* names[] = {"o", "lse", "dq", "dk", "dv"};
+      const std::vector<float>* got[] = {&r.o, &r.lse, &r.dq, &r.dk, &r.dv};
+      const std::vector<double>* ref[] = {&o, &lse, &dq, &dk, &dv};
+      const std::vector<double>* bound[] = {&b.o, &b.lse, &b.dq, &b.dk, &b.dv};
+      for (int t = 0; t < 5; ++t) {
+        const Accuracy a = accuracy(*got[t], *ref[t], *bound[t]);
+        std::printf("tc accuracy %-9s %s D=%d %s %-3s: max|err| %.3e, max|err|/max|ref| %.3e, cosine 1-%.3e (bound 1-%.3e)\n",
+                    libm_name(libm), dtype_name(c.dt), c.d, c.causal ? "causal    " : "not causal", names[t], a.max_abs,
+                    a.max_abs / a.max_ref, 1.0 - a.cosine, 1.0 - a.cosine_bound);
+        INFO(libm_name(libm) << " " << dtype_name(c.dt) << " D " << c.d << " causal " << c.causal << " " << names[t]);
+        CHECK(a.violations == 0);
+        CHECK(a.cosine >= a.cosine_bound);
+        // Negative control: the bound is not loose by 8x (the P / dS rounding shows; lse has none).
+        std::vector<double> eighth(*bound[t]);
+        for (auto& x : eighth) x /= 8;
+        if (t != 1) CHECK(accuracy(*got[t], *ref[t], eighth).violations > 0);
+      }
     }
   }
 }

@@ -465,6 +465,20 @@ TEST_CASE("tc forward emulated == reference: f16, cr libm, f32 outputs", "[tc][e
   check<64, ac::CrExpLog, DType::bf16, DType::bf16>(kChunks, 8, emu::Order::forward);
 }
 
+// attention-tc.md §23: the nvcc-fast libm (nvcc -use_fast_math's expf, logf) in the same kernels.
+TEST_CASE("tc forward emulated == reference: nvcc-fast libm", "[tc][emulated]") {
+  emu_sm90::params = sa::tc::kHardwareParams;
+  emu_sm90::to_bf16 = sk::f32_to_bf16;
+  emu_sm90::to_f16 = sk::f32_to_f16;
+  check<128, ac::NvccFastExpLog, DType::bf16, DType::bf16>(kLong, 31, emu::Order::shuffled);
+  check<64, ac::NvccFastExpLog, DType::f16, DType::f32>(kVarlen, 32, emu::Order::reverse);
+  // The libm is on the path: nvcc's kernel gives other bits on the same inputs.
+  const Case c = make_case(kLong, 128, DType::bf16, 31);
+  const Out fast = reference(c, Libm::nvcc_fast, DType::bf16);
+  const Out nvcc = run_kernel<128, ac::NvccExpLog, DType::bf16, DType::bf16>(c, emu::Order::forward);
+  CHECK(mismatches(nvcc.o, fast.o) + mismatches(nvcc.lse, fast.lse) > 0);
+}
+
 TEST_CASE("tc forward emulated: the model is on the path (other parameters, other bits)", "[tc][emulated]") {
   emu_sm90::to_bf16 = sk::f32_to_bf16;
   emu_sm90::to_f16 = sk::f32_to_f16;
@@ -490,6 +504,12 @@ TEST_CASE("tc backward emulated == reference: dq, dk, dv, accumulators", "[tc][e
   // Key blocks with 5 query tiles, the second warpgroup starved: the first runs ahead through the
   // dK/dV pass's three stages as far as their hand-over lets it.
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 19, emu::Order::starve_last_warpgroup);
+}
+
+TEST_CASE("tc backward emulated == reference: nvcc-fast libm", "[tc][emulated][backward]") {
+  use_model();
+  check_backward<128, ac::NvccFastExpLog, DType::bf16, DType::bf16, DType::bf16>(kLongCausal, 33, emu::Order::shuffled);
+  check_backward<64, ac::NvccFastExpLog, DType::f16, DType::f32, DType::f16>(kVarlen, 34, emu::Order::starve_last_warpgroup);
 }
 
 // -inf in one element of K (key 5 of the first sequence, head group 0, column 3) and column 3

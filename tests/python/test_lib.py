@@ -502,7 +502,7 @@ class CValidation(unittest.TestCase):
                   "samebits_attention_reference_forward: hq = 3, hkv = 2: need hq % hkv == 0, both positive"),
                  (dict(d=96), errors.UnsupportedError, "samebits_attention_reference_forward: d = 96 unsupported (64 or 128)"),
                  (dict(libm=7), errors.UnsupportedError,
-                  "samebits_attention_reference_forward: libm code 7 unknown (0 nvcc, 1 cr)")]
+                  "samebits_attention_reference_forward: libm code 7 unknown (0 nvcc, 1 cr, 2 nvcc-fast)")]
         for kw, exc, msg in cases:
             with self.assertRaises(exc) as cm:
                 self.ref(attention_problem(**kw))

@@ -111,11 +111,13 @@ int32_t samebits_attention_problem_fingerprint(const samebits_attention_problem*
   static constexpr const char* fn = "samebits_attention_problem_fingerprint";
   return guarded(fn, [&]() -> int32_t {
     if (!p) return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": problem is null");
-    if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR)
+    if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR && p->libm != SAMEBITS_LIBM_NVCC_FAST)
       return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": libm code " + std::to_string(p->libm) + " unknown");
     if (p->policy != SAMEBITS_POLICY_FMA_CHAIN && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
       return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": policy code " + std::to_string(p->policy) +
                                             " unknown (0 fma-chain, 1 sm90-tensor-core)");
+    if (p->libm == SAMEBITS_LIBM_NVCC_FAST && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
+      return fail(SAMEBITS_UNSUPPORTED, std::string(fn) + ": libm nvcc-fast is offered by the sm90-tensor-core policy only");
     if (p->mma && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
       return fail(SAMEBITS_INVALID_ARGUMENT, std::string(fn) + ": mma is read only by policy sm90-tensor-core (pass null)");
     const auto m = kv::mma_params_of(p->mma);

@@ -53,7 +53,12 @@ struct CrExpLog {
   SAMEBITS_DEVICE_FUNC static float exp(float x) { return samebits::cr::expf(x); }
   SAMEBITS_DEVICE_FUNC static float log(float x) { return samebits::cr::logf(x); }
 };
-// NvccExpLog computes with PTX's MUFU instructions (ex2/lg2.approx.ftz) on the
+struct NvccFastExpLog {  // the sm90-tensor-core kernels only (attention-tc.md §23)
+  static constexpr Libm kLibm = Libm::nvcc_fast;
+  SAMEBITS_DEVICE_FUNC static float exp(float x) { return samebits::nvcc::fast::ftz::expf(x); }
+  SAMEBITS_DEVICE_FUNC static float log(float x) { return samebits::nvcc::fast::ftz::logf(x); }
+};
+// NvccExpLog and NvccFastExpLog compute with PTX's MUFU instructions (ex2/lg2.approx.ftz) on the
 // device: NVIDIA only; the HIP build instantiates CrExpLog and a hipcc policy
 // (kernels/src/hip/attention_kernels.hip).
 

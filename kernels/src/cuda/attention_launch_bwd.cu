@@ -43,6 +43,8 @@ cudaError_t by_in(const BackwardParams& p, cudaStream_t s) {
 }
 template <int D>
 cudaError_t by_libm(const BackwardParams& p, cudaStream_t s) {
+  // nvcc-fast is the sm90-tensor-core policy's only (check_problem refuses it here first).
+  if (p.libm != Libm::cr && p.libm != Libm::nvcc) return cudaErrorInvalidValue;
   return p.libm == Libm::cr ? by_in<D, CrExpLog>(p, s) : by_in<D, NvccExpLog>(p, s);
 }
 

@@ -30,7 +30,12 @@ cudaError_t by_in(const ForwardParams& p, cudaStream_t s) {
 }
 template <int D>
 cudaError_t by_libm(const ForwardParams& p, cudaStream_t s) {
-  return p.libm == Libm::cr ? by_in<D, CrExpLog>(p, s) : by_in<D, NvccExpLog>(p, s);
+  switch (p.libm) {
+    case Libm::cr: return by_in<D, CrExpLog>(p, s);
+    case Libm::nvcc_fast: return by_in<D, NvccFastExpLog>(p, s);
+    case Libm::nvcc: return by_in<D, NvccExpLog>(p, s);
+  }
+  return cudaErrorInvalidValue;  // check_problem refuses any other code first
 }
 
 }  // namespace

@@ -165,6 +165,7 @@ cudaError_t by_in(const BackwardParams& p, std::int64_t c, cudaStream_t s) {
 }
 template <int D>
 cudaError_t by_libm(const BackwardParams& p, std::int64_t c, cudaStream_t s) {
+  if (p.libm != Libm::cr && p.libm != Libm::nvcc) return cudaErrorInvalidValue;  // check_sizes refuses it first
   return p.libm == Libm::cr ? by_in<D, CrExpLog>(p, c, s) : by_in<D, NvccExpLog>(p, c, s);
 }
 

@@ -64,6 +64,7 @@ cudaError_t by_in(const ForwardParams& p, cudaStream_t s) {
 }
 template <int D>
 cudaError_t by_libm(const ForwardParams& p, cudaStream_t s) {
+  if (p.libm != Libm::cr && p.libm != Libm::nvcc) return cudaErrorInvalidValue;  // check_sizes refuses it first
   return p.libm == Libm::cr ? by_in<D, CrExpLog>(p, s) : by_in<D, NvccExpLog>(p, s);
 }
 

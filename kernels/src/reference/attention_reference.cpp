@@ -85,10 +85,22 @@ void check_policy(const DenseProblem& p) {
     refuse(pol + "the tensor-core model's parameters: " + why);
 }
 
+namespace {
+// nvcc-fast belongs to the sm90-tensor-core policy (attention-tc.md §23), as in check_problem.
+void check_libm(const DenseProblem& p, Libm libm) {
+  if (libm != Libm::nvcc && libm != Libm::cr && libm != Libm::nvcc_fast)
+    refuse("libm code " + std::to_string(static_cast<int>(libm)) + " unknown (0 nvcc, 1 cr, 2 nvcc-fast)");
+  if (libm == Libm::nvcc_fast && p.policy != Policy::sm90_tensor_core)
+    refuse("libm nvcc-fast is offered by the sm90-tensor-core policy only (policy " +
+           std::string(policy_long_name(p.policy)) + " takes nvcc or cr)");
+}
+}  // namespace
+
 void reference_forward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v, float* o,
                        float* lse, unsigned threads) {
   detail::require_fma_cpu();
   check_policy(p);
+  check_libm(p, libm);
   if (p.policy == Policy::sm90_tensor_core) return detail::tc_forward(libm, p, q, k, v, o, lse, threads);
   if (libm == Libm::nvcc) core_forward<NvccLibm>(p, q, k, v, o, lse, threads);
   else core_forward<CrLibm>(p, q, k, v, o, lse, threads);
@@ -99,6 +111,7 @@ void reference_backward(Libm libm, const DenseProblem& p, const float* q, const 
                         unsigned threads, const Handover& handover) {
   detail::require_fma_cpu();
   check_policy(p);
+  check_libm(p, libm);
   if ((handover.k_in == nullptr) != (handover.v_in == nullptr))
     refuse("handover: give both k_in and v_in, or neither");
   if (p.policy == Policy::sm90_tensor_core)

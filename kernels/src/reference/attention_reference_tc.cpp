@@ -104,6 +104,7 @@ namespace detail {
 void tc_forward(Libm libm, const DenseProblem& p, const float* q, const float* k, const float* v, float* o,
                 float* lse, unsigned threads) {
   if (libm == Libm::nvcc) run_forward<NvccLibm>(p, q, k, v, o, lse, threads);
+  else if (libm == Libm::nvcc_fast) run_forward<NvccFastLibm>(p, q, k, v, o, lse, threads);
   else run_forward<CrLibm>(p, q, k, v, o, lse, threads);
 }
 
@@ -111,6 +112,7 @@ void tc_backward(Libm libm, const DenseProblem& p, const float* q, const float* 
                  const float* dout, const float* lse, float* dq, float* dk, float* dv, unsigned threads,
                  const Handover& hand) {
   if (libm == Libm::nvcc) run_backward<NvccLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, hand);
+  else if (libm == Libm::nvcc_fast) run_backward<NvccFastLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, hand);
   else run_backward<CrLibm>(p, q, k, v, o, dout, lse, dq, dk, dv, threads, hand);
 }
 

@@ -54,12 +54,20 @@ void core_backward(const Problem& p, const float* q, const float* kv, const floa
     for (int h = 0; h < p.heads; ++h) dsink[h] = canonical(dsink[h]);
 }
 
+// Sparse MLA computes with nvcc or cr (nvcc-fast is dense attention's sm90-tensor-core policy's).
+void check_libm(Libm libm) {
+  if (libm != Libm::nvcc && libm != Libm::cr)
+    throw std::invalid_argument("samebits sparse MLA reference: libm " + std::string(at::libm_name(libm)) +
+                                " is not offered (nvcc or cr)");
+}
+
 }  // namespace
 
 void reference_forward(Libm libm, const Problem& p, const float* q, const float* kv, float* o, float* lse,
                        float* lse_excl, unsigned threads) {
   at::detail::require_fma_cpu();
   check_problem(p);
+  check_libm(libm);
   if (libm == Libm::nvcc) core_forward<at::NvccLibm>(p, q, kv, o, lse, lse_excl, threads);
   else core_forward<at::CrLibm>(p, q, kv, o, lse, lse_excl, threads);
 }
@@ -68,6 +76,7 @@ void reference_backward(Libm libm, const Problem& p, const float* q, const float
                         const float* dout, const float* lse, float* dq, float* dkv, float* dsink, unsigned threads) {
   at::detail::require_fma_cpu();
   check_problem(p);
+  check_libm(libm);
   if (libm == Libm::nvcc) core_backward<at::NvccLibm>(p, q, kv, o, dout, lse, dq, dkv, dsink, threads);
   else core_backward<at::CrLibm>(p, q, kv, o, dout, lse, dq, dkv, dsink, threads);
 }

@@ -91,7 +91,11 @@ Status check_problem(const ProblemParams& p, HostSeqlens host) {
                       tc::params_string(tc::kHardwareParams) + "; the given mma parameters " +
                       tc::params_string(p.mma) + " describe other arithmetic (the CPU reference computes it)");
   }
-  if (p.libm != Libm::nvcc && p.libm != Libm::cr) return fail(StatusCode::unsupported, "libm code unknown");
+  if (p.libm != Libm::nvcc && p.libm != Libm::cr && p.libm != Libm::nvcc_fast)
+    return fail(StatusCode::unsupported, "libm code unknown");
+  if (p.libm == Libm::nvcc_fast && p.policy != Policy::sm90_tensor_core)
+    return fail(StatusCode::unsupported, std::string("libm nvcc-fast is offered by the sm90-tensor-core policy only (policy ") +
+                                             policy_long_name(p.policy) + " takes nvcc or cr)");
   if (!dtype_known(p.in_dtype)) return fail(StatusCode::unsupported, "input dtype code unknown");
   if (p.d != 64 && p.d != 128) return fail(StatusCode::unsupported, "head dim D must be 64 or 128");
   if (p.hq <= 0 || p.hkv <= 0) return fail(StatusCode::invalid_argument, "hq and hkv must be positive");
@@ -273,8 +277,9 @@ bool workspace_floats_checked(std::int64_t total_q, std::int64_t total_k, int hq
 Status check_c_problem(const samebits_attention_problem* p, const char* fn) {
   const std::string where = std::string(fn) + ": ";
   if (!p) return fail_c(SAMEBITS_INVALID_ARGUMENT, where + "problem is null");
-  if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR)
-    return fail_c(SAMEBITS_UNSUPPORTED, where + "libm code " + std::to_string(p->libm) + " unknown (0 nvcc, 1 cr)");
+  if (p->libm != SAMEBITS_LIBM_NVCC && p->libm != SAMEBITS_LIBM_CR && p->libm != SAMEBITS_LIBM_NVCC_FAST)
+    return fail_c(SAMEBITS_UNSUPPORTED,
+                  where + "libm code " + std::to_string(p->libm) + " unknown (0 nvcc, 1 cr, 2 nvcc-fast)");
   if (p->policy != SAMEBITS_POLICY_FMA_CHAIN && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
     return fail_c(SAMEBITS_UNSUPPORTED, where + "policy code " + std::to_string(p->policy) +
                                             " unknown (0 fma-chain, 1 sm90-tensor-core)");
@@ -283,6 +288,9 @@ Status check_c_problem(const samebits_attention_problem* p, const char* fn) {
   if (p->mma)
     if (const char* why = mma::sm90::invalid_argument(mma_params_of(p->mma), tc::kGroup))
       return fail_c(SAMEBITS_INVALID_ARGUMENT, where + "mma: " + why);
+  if (p->libm == SAMEBITS_LIBM_NVCC_FAST && p->policy != SAMEBITS_POLICY_SM90_TENSOR_CORE)
+    return fail_c(SAMEBITS_UNSUPPORTED, where + "libm nvcc-fast is offered by the sm90-tensor-core policy only "
+                                                "(policy fma-chain takes nvcc or cr)");
   if (p->d != 64 && p->d != 128)
     return fail_c(SAMEBITS_UNSUPPORTED, where + "d = " + std::to_string(p->d) + " unsupported (64 or 128)");
   if (p->hq <= 0 || p->hkv <= 0 || p->hq % p->hkv != 0)

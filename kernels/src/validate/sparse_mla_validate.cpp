@@ -43,6 +43,9 @@ Status check_io_dtypes(DType in, DType o) {
 }  // namespace
 
 Status check_sizes(const ProblemParams& p) {
+  if (p.libm == Libm::nvcc_fast)
+    return fail(StatusCode::unsupported, "libm nvcc-fast is offered by dense attention's sm90-tensor-core policy only "
+                                         "(sparse MLA takes nvcc or cr)");
   if (p.libm != Libm::nvcc && p.libm != Libm::cr) return fail(StatusCode::unsupported, "libm code unknown");
   if (p.in_dtype != DType::bf16 && p.in_dtype != DType::f32)
     return fail(StatusCode::unsupported, "input dtype must be bfloat16 or float32");

@@ -6,7 +6,7 @@
 //
 //   attention_tc_check [--quick] [--sections layout,grid,invariance,errors,bench]
 //                      [--filter SUBSTR] [--out DIR] [--threads N] [--bench-reps N]
-//                      [--bench-seqlens LIST] [--bench-libms nvcc|cr|both]
+//                      [--bench-seqlens LIST] [--bench-libms LIST|both|all]
 //
 // layout      one warpgroup runs the kernel's own copy loop, descriptors and
 //             wgmma wrappers on small integers (every product and sum exact):
@@ -34,8 +34,8 @@
 //             sequence) S = 512 .. 16384: ms (CUDA events, median of N after
 //             warm-up), TFLOP/s (forward 4 S^2 D hq / 2, backward 2.5 x that),
 //             forward and backward (both dq passes), beside the fma-chain forward on the same
-//             inputs; nvcc and cr libm (--bench-seqlens, --bench-libms: a subset,
-//             for A/B runs of kernel variants).
+//             inputs (nvcc and cr); nvcc, nvcc-fast and cr libm (--bench-seqlens,
+//             --bench-libms: a subset, for A/B runs of kernel variants).
 // One JSON line per point (stdout and DIR/attention_tc_check.jsonl). Exit 1
 // when a check fails (the bench never fails), 2 on a CUDA error.
 #include <cuda_runtime.h>
@@ -80,7 +80,7 @@ struct Options {
   unsigned threads = 0;
   int bench_reps = 20;
   std::vector<int> bench_seqlens{512, 1024, 2048, 4096, 8192, 16384};
-  std::vector<sa::Libm> bench_libms{sa::Libm::nvcc, sa::Libm::cr};
+  std::vector<sa::Libm> bench_libms{sa::Libm::nvcc, sa::Libm::nvcc_fast, sa::Libm::cr};
   bool has(const char* s) const { return ("," + sections + ",").find(std::string(",") + s + ",") != std::string::npos; }
 };
 
@@ -519,12 +519,12 @@ std::vector<Point> grid(const Options& opt) {
                                {{100}, {100}, "S=100"},
                                {{37, 130, 1, 300}, {200, 130, 300, 1}, "varlen=37/200,130/130,1/300,300/1"}};
   if (!opt.quick) shapes.push_back({{1000}, {1000}, "S=1000"});
-  for (sa::Libm l : {sa::Libm::nvcc, sa::Libm::cr})
+  for (sa::Libm l : {sa::Libm::nvcc, sa::Libm::cr, sa::Libm::nvcc_fast})
     for (sk::DType t : {sk::DType::bf16, sk::DType::f16})
       for (int d : {64, 128})
         for (int causal = 0; causal < 2; ++causal)
           for (const Shape& s : shapes) {
-            if (l == sa::Libm::cr && opt.quick && d == 64) continue;
+            if (l != sa::Libm::nvcc && opt.quick && d == 64) continue;
             pts.push_back(make_point(l, causal != 0, d, s.lq, s.lk, 4, 2, t, s.tag, ++seed));
           }
   // f32 outputs, GQA 32/8, and one long sequence.
@@ -874,7 +874,9 @@ void bench(const Options& opt) {
         return time_ms([&] { CHECK_STATUS(sa::forward(f, r.host())); }, 3, reps);
       };
       const float tc_ms = time(sa::Policy::sm90_tensor_core, opt.bench_reps);
-      const float fma_ms = s <= 8192 ? time(sa::Policy::fma_chain, std::max(3, opt.bench_reps / 4)) : -1.0f;
+      // (fma-chain takes nvcc and cr only: no peer for nvcc-fast)
+      const float fma_ms = s <= 8192 && l != sa::Libm::nvcc_fast
+                               ? time(sa::Policy::fma_chain, std::max(3, opt.bench_reps / 4)) : -1.0f;
       // The backward from this forward's o and lse (copied to the backward's inputs).
       {
         sa::ForwardParams f = r.params();
@@ -947,17 +949,26 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--bench-libms") {
       const std::string v = next();
-      if (v == "nvcc") opt.bench_libms = {sa::Libm::nvcc};
-      else if (v == "cr") opt.bench_libms = {sa::Libm::cr};
-      else if (v == "both") opt.bench_libms = {sa::Libm::nvcc, sa::Libm::cr};
-      else {
-        std::fprintf(stderr, "--bench-libms: \"%s\" is none of nvcc, cr, both\n", v.c_str());
-        return 2;
+      opt.bench_libms.clear();
+      if (v == "both") opt.bench_libms = {sa::Libm::nvcc, sa::Libm::cr};
+      else if (v == "all") opt.bench_libms = {sa::Libm::nvcc, sa::Libm::nvcc_fast, sa::Libm::cr};
+      for (std::size_t at = 0; opt.bench_libms.empty() && at <= v.size();) {  // a comma list
+        const std::size_t end = std::min(v.find(',', at), v.size());
+        sa::Libm l{};
+        if (!sa::libm_from_name(v.substr(at, end - at), l)) {
+          std::fprintf(stderr, "--bench-libms: \"%s\" is none of nvcc, cr, nvcc-fast (or a comma list of them), both, all\n",
+                       v.substr(at, end - at).c_str());
+          return 2;
+        }
+        opt.bench_libms.push_back(l);
+        if (end == v.size()) break;
+        at = end + 1;
       }
     } else if (a == "--help" || a == "-h") {
       std::printf("usage: attention_tc_check [--quick] [--sections layout,grid,invariance,errors,bench] [--filter S]\n"
                   "                          [--out DIR] [--threads N] [--bench-reps N]\n"
-                  "                          [--bench-seqlens 512,...,16384] [--bench-libms nvcc|cr|both]\n"
+                  "                          [--bench-seqlens 512,...,16384] [--bench-libms LIST|both|all]\n"
+                  "--bench-libms: a comma list of nvcc, nvcc-fast, cr (default all three); both = nvcc,cr.\n"
                   "The sm90-tensor-core attention forward vs its CPU reference, bit for bit (see the header comment).\n"
                   "--out DIR is created when missing.\n");
       return 0;

@@ -6,7 +6,11 @@
 # libsamebits_kernels.so, mma_probe of tests/device/kernels/build.sh, stripped, xz -9e), built here
 # by bundle.sh; .devcarry/ is git-ignored, so the call names it: run(..., carry=[".devcarry"]).
 #   [PROFILE_VARIANTS="NAME ..."] [PROFILE_NCU=1] [PROFILE_FWD=1] bash tests/device/kernels/profile_call.sh
-# (PROFILE_NCU: profile_tc_bwd.sh D; PROFILE_FWD: profile_tc_fwd.sh D)
+# (PROFILE_NCU: profile_tc_bwd.sh D; PROFILE_FWD: profile_tc_fwd.sh D; PROFILE_EVIDENCE=0: the
+# variants and clock on an H200 too, instead of tc_evidence.sh; PROFILE_CHECK=1: D's whole check
+# first, no bench, no sanitizers; PROFILE_LIBMS="nvcc,nvcc-fast": the libms of the bench and of
+# torch_compare, default nvcc; PROFILE_TIMERS="queued": torch_compare's timers, default both;
+# PROFILE_ACCURACY=4096: its accuracy against float64 at that S)
 # results under $OUT, the log in $OUT/log.txt.
 set -u
 cd "$(dirname "$0")/../../.."
@@ -14,12 +18,19 @@ out=${OUT:-/tmp/out}
 mkdir -p "$out" build-device v/D
 tar xJf .devcarry/evidence.tar.xz -C build-device
 cp build-device/attention_tc_check build-device/libsamebits_kernels.so v/D/
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+if [ "${PROFILE_EVIDENCE:-1}" = 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   timeout 560 bash tests/device/kernels/tc_evidence.sh > "$out/log.txt" 2>&1
   cat "$out/log.txt"
   exit
 fi
+libms=${PROFILE_LIBMS:-nvcc}
 {
+  if [ -n "${PROFILE_CHECK:-}" ]; then
+    mkdir -p "$out/check"
+    timeout 200 v/D/attention_tc_check --sections layout,grid,invariance,errors --out "$out/check" > "$out/check/check.txt" 2>&1
+    echo "check D: rc=$? $(grep -o '"summary".*' "$out/check/check.txt" | tail -1)"
+    grep '"pass":false' "$out/check/check.txt" | head -5
+  fi
   # Variants carried as .devcarry/NAME-check.tar.xz (PROFILE_VARIANTS="NAME ..."): bench alternated
   # with D, each one's quick check, no sanitizers or torch (ab_variants.sh).
   # (or NAME/attention_tc_check inside .devcarry/evidence.tar.xz: one xz archive stores the
@@ -35,20 +46,23 @@ fi
   echo "before: $(q)"
   mkdir -p "$out/clock"
   bench() {
-    v/D/attention_tc_check --sections bench --bench-reps 20 --bench-seqlens 4096 --bench-libms nvcc --out "$out/clock/$1" \
+    v/D/attention_tc_check --sections bench --bench-reps 20 --bench-seqlens 4096 --bench-libms "$libms" --out "$out/clock/$1" \
       > "$out/clock/$1.txt" 2>&1
-    echo "$1: $(grep -o '"tc_fwd_ms":[0-9.]*\|"tc_bwd_ms":[0-9.]*\|"tc_fwd_bwd_ms":[0-9.]*' "$out/clock/$1.txt" | tr '\n' ' ') after: $(q)"
+    echo "$1 (after: $(q)):"
+    grep -o '"libm":"[a-z-]*"\|"tc_fwd_ms":[0-9.]*\|"tc_bwd_ms":[0-9.]*\|"tc_fwd_bwd_ms":[0-9.]*\|"tc_bwd_stored_ds_ms":[0-9.]*' "$out/clock/$1.txt" |
+      paste -d' ' - - - - -
   }
   bench bench1
-  for timer in idle queued; do  # the host's launch counted, then not (torch_compare.py --timer)
+  for timer in ${PROFILE_TIMERS:-idle queued}; do  # the host's launch counted, then not (torch_compare.py --timer)
     timeout 100 python3 tests/device/kernels/torch_compare.py v/D/libsamebits_kernels.so "$out/clock/torch_$timer" \
-      --policy sm90-tensor-core --seqlens 4096 --reps 10 --no-verify --accuracy-seqlens 0 --timer $timer \
+      --policy sm90-tensor-core --seqlens 4096 --reps 10 --no-verify --accuracy-seqlens "${PROFILE_ACCURACY:-0}" --timer $timer --libms "$libms" \
       > "$out/clock/torch_$timer.txt" 2>&1
     echo "torch --timer $timer:"; grep -E "^ +4096" "$out/clock/torch_$timer.txt"; echo "after: $(q)"
   done
   bench bench2
   cuobjdump -sass v/D/attention_tc_check | gzip -9 > "$out/D.sass.gz"
   python3 tests/device/kernels/sass_census.py "$out/D.sass.gz" > "$out/sass_census.txt" 2>&1
+  python3 tests/device/kernels/sass_census.py "$out/D.sass.gz" ILi128ENS2_14NvccFastExpLogELNS0_5DTypeE1 >> "$out/sass_census.txt" 2>&1
   cat "$out/sass_census.txt"
   tar czf "$out/results.tgz" -C "$out" clock sass_census.txt
   [ -n "${PROFILE_NCU:-}" ] && timeout 250 bash tests/device/kernels/profile_tc_bwd.sh D

@@ -22,7 +22,7 @@ class Problem(C.Structure):
     ]
 
 
-BF16, LIBM = 1, {"nvcc": 0, "cr": 1}
+BF16, LIBM = 1, {"nvcc": 0, "cr": 1, "nvcc-fast": 2}
 
 
 # Cycles of torch.cuda._sleep queued ahead of each timed call by time_ms(..., queued=True): about

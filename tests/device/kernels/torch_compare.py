@@ -2,11 +2,12 @@
 """samebits attention beside torch SDPA on the H200, in one process, on identical tensors.
 
     python3 tests/device/kernels/torch_compare.py LIB OUTDIR [--seqlens 512,1024,2048,4096] [--quick]
-        [--policy fma-chain|sm90-tensor-core] [--verify-seqlens LIST]
+        [--policy fma-chain|sm90-tensor-core] [--verify-seqlens LIST] [--libms nvcc,nvcc-fast,cr]
 
 LIB is libsamebits_kernels.so built with -Dcuda=enabled. For each sequence length (Qwen3-8B
 shapes: B=1, Hq=32, Hkv=8, D=128, bf16, causal) it
-  - times our forward and forward+backward (libm nvcc and cr) and torch SDPA's flash, cuDNN and
+  - times our forward and forward+backward (libm nvcc and cr; under sm90-tensor-core also
+    nvcc-fast, attention-tc.md §23; --libms a subset) and torch SDPA's flash, cuDNN and
     math backends (CUDA events, warm-up, median of --reps; --timer queued, the default, keeps a
     sleep kernel queued ahead of each timed call so that the time is the device's alone, --timer
     idle also counts the host's launch), with peak extra memory;
@@ -106,12 +107,19 @@ def main():
     ap.add_argument("--no-verify", action="store_true", help="skip the CPU reference check (faster)")
     ap.add_argument("--accuracy-seqlens", default="1024,4096")
     ap.add_argument("--policy", choices=("fma-chain", "sm90-tensor-core"), default="fma-chain")
+    ap.add_argument("--libms", default=None,
+                    help="comma list of nvcc, cr, nvcc-fast (default: nvcc,cr; under sm90-tensor-core "
+                         "nvcc,nvcc-fast,cr; nvcc-fast is that policy's only)")
     ap.add_argument("--verify-seqlens", default=None,
                     help="sequence lengths checked against the CPU reference (default: all under fma-chain, "
                          "512,1024 under sm90-tensor-core, whose reference runs the tensor-core model)")
     args = ap.parse_args()
     TIMER["queued"] = args.timer == "queued"
     tc = args.policy == "sm90-tensor-core"
+    libms = (args.libms or ("nvcc,nvcc-fast,cr" if tc else "nvcc,cr")).split(",")
+    for l_ in libms:
+        if l_ not in ("nvcc", "cr", "nvcc-fast") or (l_ == "nvcc-fast" and not tc):
+            ap.error(f"--libms: {l_!r} is not offered under --policy {args.policy}")
     verify = set((args.verify_seqlens or ("512,1024" if tc else args.seqlens)).split(","))
     os.makedirs(args.outdir, exist_ok=True)
     out = open(os.path.join(args.outdir, "torch_compare_tc.jsonl" if tc else "torch_compare.jsonl"), "a")
@@ -143,7 +151,7 @@ def main():
                "flops_forward": flops_f, "flops_backward": flops_b,
                ("bf16_roof_tflops" if tc else "fp32_roof_tflops"): roof}
         outs = {}
-        for libm in ("nvcc", "cr"):
+        for libm in libms:
             p = sb.problem(S, hq, hkv, d, libm, dev)
             p.policy = 1 if tc else 0
             o = torch.empty_like(q)
@@ -167,7 +175,7 @@ def main():
             outs[libm] = (o.clone(), lse.clone(), dq.clone(), dk.clone(), dv.clone())
             # The backward with its dq pass from stored D^S (attention-tc.md §21), where its workspace
             # fits in half of what is free: the time, and its dq, dk, dv against the recomputing ones.
-            if tc and libm == "nvcc":
+            if tc and libm in ("nvcc", "nvcc-fast"):
                 f = sb.lib.samebits_attention_backward_stored_ds_workspace_bytes
                 f.restype = C.c_int64
                 f.argtypes = [C.POINTER(Problem)]
@@ -231,7 +239,7 @@ def main():
             ref = [y64[0].transpose(0, 1), g64[0][0].transpose(0, 1), g64[1][0].transpose(0, 1),
                    g64[2][0].transpose(0, 1)]
             acc = {}
-            for libm in ("nvcc", "cr"):
+            for libm in libms:
                 o, _, dq, dk, dv = outs[libm]
                 acc[f"ours_{libm}"] = {n_: rel_err(x, r_) for n_, x, r_ in zip(("o", "dq", "dk", "dv"),
                                                                               (o, dq, dk, dv), ref)}
@@ -249,20 +257,22 @@ def main():
         table.append(res)
         torch.cuda.empty_cache()
     print(f"\n{'S':>5} {'ours nvcc fwd':>14} {'%roof':>6} {'fwd+bwd':>9} {'%roof':>6} {'f+b sDS':>8} {'cr fwd':>8} {'fwd+bwd':>9} "
-          f"{'flash':>7} {'f+b':>7} {'cudnn':>7} {'f+b':>7} {'math':>7} {'f+b':>7} {'mem MiB':>8} {'bitwise':>8}")
+          f"{'flash':>7} {'f+b':>7} {'cudnn':>7} {'f+b':>7} {'math':>7} {'f+b':>7} {'mem MiB':>8} {'bitwise':>8}"
+          f" {'fast fwd':>8} {'%roof':>6} {'fwd+bwd':>8} {'f+b sDS':>8}")
     for r in table:
         def g(k, f):
             return r.get(k, {}).get(f, float("nan"))
-        mm = r["ours_nvcc"].get("mismatches_vs_cpu_reference")
-        mm_c = r["ours_cr"].get("mismatches_vs_cpu_reference")
-        bitwise = "n/a" if mm is None else ("yes" if sum(mm.values()) + sum(mm_c.values()) == 0 else "NO")
+        mms = [r[f"ours_{l_}"].get("mismatches_vs_cpu_reference") for l_ in libms]
+        bitwise = "n/a" if None in mms else ("yes" if sum(sum(m.values()) for m in mms) == 0 else "NO")
         print(f"{r['S']:>5} {g('ours_nvcc','fwd_ms'):>14.3f} {100*g('ours_nvcc','fwd_roof_fraction'):>6.1f} "
               f"{g('ours_nvcc','fwd_bwd_ms'):>9.3f} "
               f"{100*g('ours_nvcc','fwd_bwd_roof_fraction'):>6.1f} {g('ours_nvcc','fwd_bwd_ms_stored_ds'):>8.3f} "
               f"{g('ours_cr','fwd_ms'):>8.3f} "
               f"{g('ours_cr','fwd_bwd_ms'):>9.3f} {g('sdpa_flash','fwd_ms'):>7.3f} {g('sdpa_flash','fwd_bwd_ms'):>7.3f} "
               f"{g('sdpa_cudnn','fwd_ms'):>7.3f} {g('sdpa_cudnn','fwd_bwd_ms'):>7.3f} {g('sdpa_math','fwd_ms'):>7.3f} "
-              f"{g('sdpa_math','fwd_bwd_ms'):>7.3f} {g('ours_nvcc','peak_extra_mib_fwd_bwd'):>8.1f} {bitwise:>8}")
+              f"{g('sdpa_math','fwd_bwd_ms'):>7.3f} {g('ours_nvcc','peak_extra_mib_fwd_bwd'):>8.1f} {bitwise:>8}"
+              f" {g('ours_nvcc-fast','fwd_ms'):>8.3f} {100*g('ours_nvcc-fast','fwd_roof_fraction'):>6.1f}"
+              f" {g('ours_nvcc-fast','fwd_bwd_ms'):>8.3f} {g('ours_nvcc-fast','fwd_bwd_ms_stored_ds'):>8.3f}")
     return 0
 
 

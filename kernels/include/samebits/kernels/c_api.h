@@ -37,7 +37,10 @@ enum samebits_status {
                             passed the whole validation: the other codes say what was refused) */
 };
 enum samebits_dtype { SAMEBITS_F32 = 0, SAMEBITS_BF16 = 1, SAMEBITS_F16 = 2 };
-enum samebits_libm { SAMEBITS_LIBM_NVCC = 0, SAMEBITS_LIBM_CR = 1 };
+/* NVCC: CUDA's expf/logf; CR: correctly rounded; NVCC_FAST: expf/logf as nvcc -use_fast_math
+ * compiles them (one FMUL and one MUFU.EX2 an exponential), the sm90-tensor-core policy only
+ * (docs/kernels/attention-tc.md §23; the fma-chain policy and sparse MLA refuse it). */
+enum samebits_libm { SAMEBITS_LIBM_NVCC = 0, SAMEBITS_LIBM_CR = 1, SAMEBITS_LIBM_NVCC_FAST = 2 };
 /* The attention contract's arithmetic policies (docs/kernels/attention.md §7):
  * fma-chain/1, and sm90-tensor-core/1 (docs/kernels/attention-tc.md: every
  * product through the tensor-core model; bf16/fp16 inputs; CPU reference only

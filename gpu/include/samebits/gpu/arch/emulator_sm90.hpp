@@ -116,8 +116,16 @@ inline void retire_oldest(emu::AsyncState& s) {
 }
 }  // namespace emu_detail
 
-inline void wgmma_fence() {}
+// wgmma.fence, commit_group and wait_group are .sync.aligned: a warp executes each converged, all
+// 32 lanes together. Each is therefore a warp rendezvous here (as a lane exchange is), so no lane
+// runs past one while another lane of its warp is still before it. Without it the emulator let the
+// lanes of one warp drift apart across a pipeline's stages: in the stored-D^S dq pass lane 0 ran
+// two stages ahead of lane 9 (it alone arrives on the empty barrier for its warp), the producer
+// refilled the stage, and lane 9 waited forever on a phase parity that had come round again — a
+// hang the hardware cannot reach (found by a shuffled-order test, attention-tc.md §12).
+inline void wgmma_fence() { emu::yield(emu::Wait::group); }
 inline void wgmma_commit() {
+  emu::yield(emu::Wait::group);
   emu::AsyncState& s = emu_detail::async_state();
   s.committed.push_back(std::move(s.open));
   s.open = emu::AsyncGroup{};
@@ -125,6 +133,7 @@ inline void wgmma_commit() {
 // Groups retire oldest first until at most N remain pending (the open group is not one).
 template <int N>
 inline void wgmma_wait() {
+  emu::yield(emu::Wait::group);
   emu::AsyncState& s = emu_detail::async_state();
   while (s.committed.size() > static_cast<std::size_t>(N)) emu_detail::retire_oldest(s);
 }

@@ -31,6 +31,13 @@ struct CrLibm {
   static float log(float x) { return samebits::cr::logf(x); }
 };
 
+// nvcc -use_fast_math's expf and logf (attention-tc.md §23).
+struct NvccFastLibm {
+  static constexpr Libm kLibm = Libm::nvcc_fast;
+  static float exp(float x) { return samebits::nvcc::fast::ftz::expf(x); }
+  static float log(float x) { return samebits::nvcc::fast::ftz::logf(x); }
+};
+
 template <class L>
 struct FloatArith {
   using T = float;

@@ -16,12 +16,26 @@ inline constexpr int kContractVersion = 1;
 inline constexpr int kBlock = 64;
 
 // Codes are part of the C ABI: never renumber.
-enum class Libm : std::int32_t { nvcc = 0, cr = 1 };
+// nvcc: CUDA's expf/logf (samebits::nvcc); cr: correctly rounded (samebits::cr); nvcc_fast: expf
+// and logf as nvcc -use_fast_math compiles them (samebits::nvcc::fast::ftz: an exponential is one
+// FMUL and one MUFU.EX2), offered by the sm90-tensor-core policy only (attention-tc.md §23).
+enum class Libm : std::int32_t { nvcc = 0, cr = 1, nvcc_fast = 2 };
 // fma_chain: docs/kernels/attention.md §7. sm90_tensor_core: the products
 // through the tensor-core model, docs/kernels/attention-tc.md (tensor_core.hpp).
 enum class Policy : std::int32_t { fma_chain = 0, sm90_tensor_core = 1 };
 
-inline constexpr const char* libm_name(Libm l) { return l == Libm::nvcc ? "nvcc" : l == Libm::cr ? "cr" : "unknown"; }
+inline constexpr const char* libm_name(Libm l) {
+  return l == Libm::nvcc ? "nvcc" : l == Libm::cr ? "cr" : l == Libm::nvcc_fast ? "nvcc-fast" : "unknown";
+}
+// The libm a name selects (CLI, golden metadata); false for an unknown name.
+inline bool libm_from_name(const std::string& name, Libm& out) {
+  for (Libm l : {Libm::nvcc, Libm::cr, Libm::nvcc_fast})
+    if (name == libm_name(l)) {
+      out = l;
+      return true;
+    }
+  return false;
+}
 // The policy's name and version as the fingerprint writes it (sm90-tc's
 // fingerprint adds the model's parameters: tensor_core.hpp).
 inline constexpr const char* policy_name(Policy p) {

@@ -1,7 +1,8 @@
 // samebits/libm/nvcc/expf.hpp — the exponentials as nvcc 13 (sm_90) computes
 // them: samebits::nvcc::{expf, exp2f, exp10f} (default flags),
 // samebits::nvcc::ftz::{...} (-ftz=true), samebits::nvcc::fast::{expf,
-// exp10f} (__expf, __exp10f). Read off `nvcc -arch=sm_90 -O3 -ptx
+// exp10f} (__expf, __exp10f) and fast::ftz::{expf, exp10f} (the same under
+// -ftz=true: nvcc -use_fast_math's expf, exp10f). Read off `nvcc -arch=sm_90 -O3 -ptx
 // tests/libm/nvcc/cuda_functions.cu`; derivation in docs/libm/nvcc.md.
 //
 // expf / exp10f (L = log2(b)):
@@ -75,6 +76,18 @@ SAMEBITS_FUNC float expf(float x) {
 SAMEBITS_FUNC float exp10f(float x) {
   return detail::exp_ops::ex2_approx<false>(detail::exp_ops::mul<false>(x, fp::from_bits(0x40549A78u)));
 }
+// The intrinsics under -ftz=true, which is what nvcc -use_fast_math makes of expf and exp10f:
+// mul.ftz.f32 by log2(b), then ex2.approx.ftz.f32 (one FMUL and one MUFU.EX2; __expf without ftz
+// adds the subnormal-result scaling around the MUFU).
+namespace ftz {
+SAMEBITS_FUNC float expf(float x) {
+  return detail::exp_ops::ex2_approx_ftz(detail::exp_ops::mul<true>(x, fp::from_bits(0x3FB8AA3Bu)));
+}
+SAMEBITS_FUNC float exp10f(float x) {
+  return detail::exp_ops::ex2_approx_ftz(detail::exp_ops::mul<true>(x, fp::from_bits(0x40549A78u)));
+}
+}  // namespace ftz
+
 }  // namespace fast
 
 }  // namespace samebits::nvcc

@@ -1,7 +1,7 @@
 // samebits/libm/nvcc/logf.hpp — the logarithms as nvcc 13 (sm_90) computes
 // them: samebits::nvcc::{logf, log2f, log10f} (default flags),
 // samebits::nvcc::ftz::{...} (-ftz=true), samebits::nvcc::fast::{logf,
-// log2f} (__logf, __log2f). Read off `nvcc -arch=sm_90 -O3 -ptx
+// log2f} (__logf, __log2f) and fast::ftz::{logf, log2f} (-use_fast_math). Read off `nvcc -arch=sm_90 -O3 -ptx
 // tests/libm/nvcc/cuda_functions.cu`; derivation in docs/libm/nvcc.md.
 //
 // logf / log2f: no MUFU, a binary32 FMA polynomial:
@@ -134,6 +134,13 @@ SAMEBITS_FUNC float logf(float x) {
   return detail::ops::mul<false>(detail::ops::lg2_approx<false>(x), fp::from_bits(0x3F317218u));
 }
 SAMEBITS_FUNC float log2f(float x) { return detail::ops::lg2_approx<false>(x); }
+// Under -ftz=true (nvcc -use_fast_math's logf, log2f): lg2.approx.ftz.f32, then mul.ftz.f32.
+namespace ftz {
+SAMEBITS_FUNC float logf(float x) {
+  return detail::ops::mul<true>(detail::ops::lg2_approx<true>(x), fp::from_bits(0x3F317218u));
+}
+SAMEBITS_FUNC float log2f(float x) { return detail::ops::lg2_approx<true>(x); }
+}  // namespace ftz
 }  // namespace fast
 
 }  // namespace samebits::nvcc
