@@ -8,7 +8,7 @@
 #   [PROFILE_VARIANTS="NAME ..."] [PROFILE_NCU=1] [PROFILE_FWD=1] bash tests/device/kernels/profile_call.sh
 # (PROFILE_NCU: profile_tc_bwd.sh D; PROFILE_FWD: profile_tc_fwd.sh D; PROFILE_EVIDENCE=0: the
 # variants and clock on an H200 too, instead of tc_evidence.sh; PROFILE_CHECK=1: D's whole check
-# first, no bench, no sanitizers; PROFILE_LIBMS="nvcc,nvcc-fast": the libms of the bench and of
+# first (=quick: its --quick grid), no bench, no sanitizers; PROFILE_LIBMS="nvcc,nvcc-fast": the libms of the bench and of
 # torch_compare, default nvcc; PROFILE_TIMERS="queued": torch_compare's timers, default both;
 # PROFILE_ACCURACY=4096: its accuracy against float64 at that S)
 # results under $OUT, the log in $OUT/log.txt.
@@ -27,7 +27,8 @@ libms=${PROFILE_LIBMS:-nvcc}
 {
   if [ -n "${PROFILE_CHECK:-}" ]; then
     mkdir -p "$out/check"
-    timeout 200 v/D/attention_tc_check --sections layout,grid,invariance,errors --out "$out/check" > "$out/check/check.txt" 2>&1
+    quick=(); [ "$PROFILE_CHECK" = quick ] && quick=(--quick)
+    timeout 200 v/D/attention_tc_check "${quick[@]}" --sections layout,grid,invariance,errors --out "$out/check" > "$out/check/check.txt" 2>&1
     echo "check D: rc=$? $(grep -o '"summary".*' "$out/check/check.txt" | tail -1)"
     grep '"pass":false' "$out/check/check.txt" | head -5
   fi
