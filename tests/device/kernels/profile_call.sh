@@ -24,6 +24,9 @@ if [ "${PROFILE_EVIDENCE:-1}" = 1 ] && nvidia-smi --query-gpu=name --format=csv,
   exit
 fi
 libms=${PROFILE_LIBMS:-nvcc}
+# results.tgz after every step: a call cut short still brings back what it measured (only a few
+# loose files come back).
+pack() { (cd "$out" && tar czf results.tgz.new $(ls -d clock check sass_census.txt 2>/dev/null) && mv results.tgz.new results.tgz); }
 {
   if [ -n "${PROFILE_CHECK:-}" ]; then
     mkdir -p "$out/check"
@@ -31,6 +34,7 @@ libms=${PROFILE_LIBMS:-nvcc}
     timeout 200 v/D/attention_tc_check "${quick[@]}" --sections layout,grid,invariance,errors --out "$out/check" > "$out/check/check.txt" 2>&1
     echo "check D: rc=$? $(grep -o '"summary".*' "$out/check/check.txt" | tail -1)"
     grep '"pass":false' "$out/check/check.txt" | head -5
+    pack
   fi
   # Variants carried as .devcarry/NAME-check.tar.xz (PROFILE_VARIANTS="NAME ..."): bench alternated
   # with D, each one's quick check, no sanitizers or torch (ab_variants.sh).
@@ -54,18 +58,20 @@ libms=${PROFILE_LIBMS:-nvcc}
       paste -d' ' - - - - -
   }
   bench bench1
+  pack
   for timer in ${PROFILE_TIMERS:-idle queued}; do  # the host's launch counted, then not (torch_compare.py --timer)
     timeout 100 python3 tests/device/kernels/torch_compare.py v/D/libsamebits_kernels.so "$out/clock/torch_$timer" \
       --policy sm90-tensor-core --seqlens 4096 --reps 10 --no-verify --accuracy-seqlens "${PROFILE_ACCURACY:-0}" --timer $timer --libms "$libms" \
       > "$out/clock/torch_$timer.txt" 2>&1
     echo "torch --timer $timer:"; grep -E "^ +4096" "$out/clock/torch_$timer.txt"; echo "after: $(q)"
+    pack
   done
   bench bench2
   cuobjdump -sass v/D/attention_tc_check | gzip -9 > "$out/D.sass.gz"
   python3 tests/device/kernels/sass_census.py "$out/D.sass.gz" > "$out/sass_census.txt" 2>&1
   python3 tests/device/kernels/sass_census.py "$out/D.sass.gz" ILi128ENS2_14NvccFastExpLogELNS0_5DTypeE1 >> "$out/sass_census.txt" 2>&1
   cat "$out/sass_census.txt"
-  tar czf "$out/results.tgz" -C "$out" clock sass_census.txt
+  pack
   [ -n "${PROFILE_NCU:-}" ] && timeout 250 bash tests/device/kernels/profile_tc_bwd.sh D
   [ -n "${PROFILE_FWD:-}" ] && timeout 150 bash tests/device/kernels/profile_tc_fwd.sh D
 } > "$out/log.txt" 2>&1
