@@ -1,9 +1,10 @@
 // Golden GPU outputs replayed against the CPU reference (CI has no GPU).
-// tests/data/kernels/attention/*.safetensors were captured on the H200 by
+// tests/data/kernels/attention/*.safetensors were captured on the GPU by
 // tests/device/kernels/capture_golden.py: inputs and what the kernels
-// returned. The reference must give the same encodings for every output
-// element (o, lse, dq, dk, dv); a flipped bit in a golden output is one
-// mismatch (negative control).
+// returned, with the policy (metadata "policy": fma-chain when absent, or
+// sm90-tensor-core: the wgmma kernels, files tc_*) and the libm. The reference
+// must give the same encodings for every output element (o, lse, dq, dk, dv);
+// a flipped bit in a golden output is one mismatch (negative control).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "samebits/kernels/attention/reference_api.hpp"
+#include "samebits/kernels/attention/tensor_core.hpp"
 #include "samebits/kernels/dtype.hpp"
 #include "samebits/oracle/tensor_io.hpp"
 
@@ -68,7 +70,7 @@ std::size_t mismatches(const std::vector<float>& ref, const so::Tensor& golden) 
 
 }  // namespace
 
-TEST_CASE("attention: golden H200 outputs == CPU reference, every element", "[kernels][attention][golden]") {
+TEST_CASE("attention: golden GPU outputs == CPU reference, every element", "[kernels][attention][golden]") {
   const std::filesystem::path dir = std::filesystem::path(SAMEBITS_TEST_DATA) / "kernels" / "attention";
   std::vector<std::filesystem::path> files;
   if (std::filesystem::exists(dir))
@@ -76,7 +78,7 @@ TEST_CASE("attention: golden H200 outputs == CPU reference, every element", "[ke
       if (e.path().extension() == ".safetensors") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   REQUIRE(!files.empty());  // no golden data is a failure, not a pass
-  std::size_t elements = 0;
+  std::size_t elements = 0, tc_files = 0;
   for (const auto& path : files) {
     const so::TensorFile f = so::read_tensor_file(path.string());
     INFO(path.filename().string());
@@ -88,7 +90,16 @@ TEST_CASE("attention: golden H200 outputs == CPU reference, every element", "[ke
     p.d = std::stoi(f.metadata.at("d"));
     p.causal = f.metadata.at("causal") == "1";
     p.scale = ka::default_scale(p.d);
-    const ka::Libm libm = f.metadata.at("libm") == "cr" ? ka::Libm::cr : ka::Libm::nvcc;
+    ka::Libm libm{};
+    REQUIRE(ka::libm_from_name(f.metadata.at("libm"), libm));
+    const auto pol = f.metadata.find("policy");
+    if (pol != f.metadata.end() && pol->second != "fma-chain") {
+      REQUIRE(pol->second == "sm90-tensor-core");
+      p.policy = ka::Policy::sm90_tensor_core;
+      p.in_dtype = kernel_dtype(get(f, "q").dtype);
+      p.mma = ka::tc::kHardwareParams;  // what the GPU computes (the kernels take no other)
+      ++tc_files;
+    }
     const auto q = widen(get(f, "q")), k = widen(get(f, "k")), v = widen(get(f, "v")), dout = widen(get(f, "do"));
     std::vector<float> o(q.size()), lse(static_cast<std::size_t>(p.rows()) * p.hq);
     ka::reference_forward(libm, p, q.data(), k.data(), v.data(), o.data(), lse.data());
@@ -112,5 +123,6 @@ TEST_CASE("attention: golden H200 outputs == CPU reference, every element", "[ke
     planted.data = std::span<const std::uint8_t>(flipped.data(), flipped.size());
     CHECK(mismatches(dk, planted) == 1);
   }
-  WARN(files.size() << " golden cases, " << elements << " output elements compared");
+  WARN(files.size() << " golden cases (" << tc_files << " sm90-tensor-core), " << elements
+                    << " output elements compared");
 }

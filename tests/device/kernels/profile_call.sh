@@ -10,7 +10,9 @@
 # variants and clock on an H200 too, instead of tc_evidence.sh; PROFILE_CHECK=1: D's whole check
 # first (=quick: its --quick grid), no bench, no sanitizers; PROFILE_LIBMS="nvcc,nvcc-fast": the libms of the bench and of
 # torch_compare, default nvcc; PROFILE_TIMERS="queued": torch_compare's timers, default both;
-# PROFILE_ACCURACY=4096: its accuracy against float64 at that S)
+# PROFILE_ACCURACY=4096: its accuracy against float64 at that S; PROFILE_GOLDEN=1: the
+# tensor-core golden cases, capture_golden.py --policy sm90-tensor-core, into $OUT/golden, to
+# unpack into tests/data/kernels/attention/)
 # results under $OUT, the log in $OUT/log.txt.
 set -u
 cd "$(dirname "$0")/../../.."
@@ -26,7 +28,7 @@ fi
 libms=${PROFILE_LIBMS:-nvcc}
 # results.tgz after every step: a call cut short still brings back what it measured (only a few
 # loose files come back).
-pack() { (cd "$out" && tar czf results.tgz.new $(ls -d clock check sass_census.txt 2>/dev/null) && mv results.tgz.new results.tgz); }
+pack() { (cd "$out" && tar czf results.tgz.new $(ls -d clock check golden sass_census.txt 2>/dev/null) && mv results.tgz.new results.tgz); }
 {
   if [ -n "${PROFILE_CHECK:-}" ]; then
     mkdir -p "$out/check"
@@ -34,6 +36,11 @@ pack() { (cd "$out" && tar czf results.tgz.new $(ls -d clock check sass_census.t
     timeout 200 v/D/attention_tc_check "${quick[@]}" --sections layout,grid,invariance,errors --out "$out/check" > "$out/check/check.txt" 2>&1
     echo "check D: rc=$? $(grep -o '"summary".*' "$out/check/check.txt" | tail -1)"
     grep '"pass":false' "$out/check/check.txt" | head -5
+    pack
+  fi
+  if [ -n "${PROFILE_GOLDEN:-}" ]; then  # the tensor-core golden cases CI replays (capture_golden.py)
+    timeout 120 python3 tests/device/kernels/capture_golden.py v/D/libsamebits_kernels.so "$out/golden" \
+      --policy sm90-tensor-core 2>&1 | tail -2
     pack
   fi
   # Variants carried as .devcarry/NAME-check.tar.xz (PROFILE_VARIANTS="NAME ..."): bench alternated

@@ -2,17 +2,19 @@
 # Everything issue 19 (the sm90-tensor-core policy) asks the device to show, on the card this runs
 # on, results under $OUT/tc-evidence and packed into $OUT/results.tgz after every step (a call cut
 # off by the tool's limit still returns what ran):
-#   bash tests/device/kernels/tc_evidence.sh [STEP...]     default: model kernels sanitizers torch
+#   bash tests/device/kernels/tc_evidence.sh [STEP...]     default: model kernels sanitizers torch golden
 #   model       mma_probe at its defaults: >= 10^9 wgmma dot products per input type (bf16, f16) over
 #               15 input classes, each tile also through mma.sync m16n8k16 and with A from registers;
 #               the candidates F24 / F26 (one kept bit fewer / more) are the planted changes
 #   kernels     attention_tc_check whole: layout, refusals, the grid with the backward (o, lse, dq,
-#               dk, dv against the CPU reference, both libms, a flipped-bit control on each),
-#               invariances, bench S 512..16384
+#               dk, dv against the CPU reference, libms nvcc, cr and nvcc-fast, a flipped-bit
+#               control on each), invariances, bench S 512..16384 (the three libms)
 #   sanitizers  memcheck, racecheck, synccheck on the tensor-core kernels (nvcc libm, causal)
 #   torch       torch_compare.py beside SDPA flash / cuDNN in one process: accuracy against float64
-#               at S = 4096, times S 512..16384, the bf16 roof measured in the same run, nvcc and cr
-#               (--no-verify: the kernels step compares the bits)
+#               at S = 4096, times S 512..16384, the bf16 roof measured in the same run, nvcc,
+#               nvcc-fast and cr (--no-verify: the kernels step compares the bits)
+#   golden      capture_golden.py --policy sm90-tensor-core: the cases CI replays against the CPU
+#               reference (unpack tc-evidence/golden/attention_golden.tar into tests/data/kernels/attention/)
 # Needs build-device/{attention_tc_check,libsamebits_kernels.so,mma_probe} (tests/device/kernels/
 # build.sh here, carried; or .devcarry/evidence.tar.xz holding the three, extracted here). About
 # 8 minutes on an H100; split the steps over two calls when a machine is slower.
@@ -27,7 +29,7 @@ fi
 pack() { (cd "$out" && tar czf results.tgz --exclude=results.tgz tc-evidence); }
 status=0
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(model kernels sanitizers torch)
+[ ${#steps[@]} -eq 0 ] && steps=(model kernels sanitizers torch golden)
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader
   echo "host: $(nproc) cores"
@@ -63,7 +65,11 @@ for step in "${steps[@]}"; do
         > "$e/torch.txt" 2>&1 || status=1
       tail -14 "$e/torch.txt"
       ;;
-    *) echo "unknown step $step (model, kernels, sanitizers, torch)" >&2; exit 2 ;;
+    golden)
+      timeout 120 python3 tests/device/kernels/capture_golden.py build-device/libsamebits_kernels.so "$e/golden" \
+        --policy sm90-tensor-core 2>&1 | tail -2 || status=1
+      ;;
+    *) echo "unknown step $step (model, kernels, sanitizers, torch, golden)" >&2; exit 2 ;;
   esac
   echo "step $step: $(($(date +%s) - t0)) s, status so far $status"
   pack
