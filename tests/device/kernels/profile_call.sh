@@ -6,7 +6,8 @@
 # libsamebits_kernels.so, mma_probe of tests/device/kernels/build.sh, stripped, xz -9e), built here
 # by bundle.sh; .devcarry/ is git-ignored, so the call names it: run(..., carry=[".devcarry"]).
 #   [PROFILE_VARIANTS="NAME ..."] [PROFILE_NCU=1] [PROFILE_FWD=1] bash tests/device/kernels/profile_call.sh
-# (PROFILE_NCU: profile_tc_bwd.sh D; PROFILE_FWD: profile_tc_fwd.sh D; PROFILE_EVIDENCE=0: the
+# (PROFILE_EVIDENCE_STEPS: tc_evidence.sh's steps on an H200, default "kernels torch golden";
+# PROFILE_NCU: profile_tc_bwd.sh D; PROFILE_FWD: profile_tc_fwd.sh D; PROFILE_EVIDENCE=0: the
 # variants and clock on an H200 too, instead of tc_evidence.sh; PROFILE_CHECK=1: D's whole check
 # first (=quick: its --quick grid), no bench, no sanitizers; PROFILE_LIBMS="nvcc,nvcc-fast": the libms of the bench and of
 # torch_compare, default nvcc; PROFILE_TIMERS="queued": torch_compare's timers, default both;
@@ -21,7 +22,10 @@ mkdir -p "$out" build-device v/D
 tar xJf .devcarry/evidence.tar.xz -C build-device
 cp build-device/attention_tc_check build-device/libsamebits_kernels.so v/D/
 if [ "${PROFILE_EVIDENCE:-1}" = 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  timeout 560 bash tests/device/kernels/tc_evidence.sh > "$out/log.txt" 2>&1
+  # All five steps take longer than one call: kernels, torch and golden first (the bits, the
+  # times beside SDPA, CI's golden data); PROFILE_EVIDENCE_STEPS="model sanitizers" in a second.
+  # shellcheck disable=SC2086
+  timeout 560 bash tests/device/kernels/tc_evidence.sh ${PROFILE_EVIDENCE_STEPS:-kernels torch golden} > "$out/log.txt" 2>&1
   cat "$out/log.txt"
   exit
 fi
