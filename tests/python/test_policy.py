@@ -354,6 +354,47 @@ class Fingerprints(unittest.TestCase):
                          "samebits-sparse-mla/1 policy=fma-chain/1 B=64 libm=nvcc")  # control
 
 
+# ---- the nvcc-fast libm (attention-tc.md §23): sm90-tensor-core's only ----------------------
+
+class NvccFast(unittest.TestCase):
+    CASE = ((0, 5, 21), (0, 9, 150), 4, 2, 64, True, "bfloat16")  # two key blocks
+
+    def test_equals_direct_c_and_differs_from_nvcc(self):
+        cu_q, cu_k, hq, hkv, d, causal, dtype = self.CASE
+        q, k, v, do = inputs(cu_q[-1], cu_k[-1], hq, hkv, d, dtype, 11)
+        out = {}
+        for libm, code in (("nvcc-fast", 2), ("nvcc", 0)):
+            kw = dict(causal=causal, cu_seqlens=list(cu_q), cu_seqlens_k=list(cu_k), policy=TC, input_dtype=dtype,
+                      libm=libm, threads=1)
+            o, lse = R.attention_forward(q, k, v, **kw)
+            o_stored = to_dtype(o, dtype)
+            dq, dk, dv = R.attention_backward(q, k, v, o_stored, do, lse, **kw)
+            direct = Direct(cu_q, cu_k, hq, hkv, d, causal, DTYPE_CODE[dtype], 1, libm=code)
+            co, clse = direct.forward(q, k, v)
+            cdq, cdk, cdv = direct.backward(q, k, v, o_stored, do, lse)
+            py = dict(o=o, lse=lse, dq=dq, dk=dk, dv=dv)
+            c = dict(o=co, lse=clse, dq=cdq, dk=cdk, dv=cdv)
+            self.assertEqual({n: mismatches(py[n], c[n]) for n in py}, {n: 0 for n in py}, libm)
+            out[libm] = py
+        # the libm is on the path: other bits than nvcc's
+        self.assertGreater(sum(mismatches(out["nvcc-fast"][n], out["nvcc"][n]) for n in out["nvcc"]), 0)
+        self.assertEqual(samebits.fingerprint("attention", "nvcc-fast", policy=TC), FP_DEFAULT + "nvcc-fast")
+
+    def test_refused_outside_the_policy(self):
+        cu_q, cu_k, hq, hkv, d, causal, dtype = self.CASE
+        q, k, v, _ = inputs(cu_q[-1], cu_k[-1], hq, hkv, d, dtype, 11)
+        with self.assertRaises(samebits.SamebitsError) as cm:
+            R.attention_forward(q, k, v, causal=causal, cu_seqlens=list(cu_q), cu_seqlens_k=list(cu_k),
+                                libm="nvcc-fast", threads=1)
+        self.assertIn("libm nvcc-fast is offered by the sm90-tensor-core policy only", str(cm.exception))
+        with self.assertRaises(samebits.SamebitsError) as cm:
+            samebits.fingerprint("attention", "nvcc-fast")
+        self.assertIn("nvcc-fast", str(cm.exception))
+        with self.assertRaises(samebits.SamebitsError) as cm:
+            samebits.fingerprint("sparse_mla", "nvcc-fast")
+        self.assertIn("sparse MLA takes nvcc or cr", str(cm.exception))
+
+
 # ---- refusals ------------------------------------------------------------------------------
 
 class Refusals(unittest.TestCase):

@@ -97,6 +97,10 @@ int32_t samebits_has_cuda_kernels(void) {
 }
 
 int32_t samebits_attention_fingerprint(int32_t libm, char* buf, int64_t len) {
+  if (libm == SAMEBITS_LIBM_NVCC_FAST)
+    return fail(SAMEBITS_UNSUPPORTED, "samebits_attention_fingerprint: libm nvcc-fast is offered by the "
+                                      "sm90-tensor-core policy only (this names fma-chain's arithmetic; "
+                                      "samebits_attention_problem_fingerprint names a policy's)");
   if (libm != SAMEBITS_LIBM_NVCC && libm != SAMEBITS_LIBM_CR)
     return fail(SAMEBITS_UNSUPPORTED, "samebits_attention_fingerprint: libm code " + std::to_string(libm) + " unknown");
   const std::string f = ka::fingerprint(ka::Policy::fma_chain, static_cast<ka::Libm>(libm));
@@ -311,6 +315,9 @@ int32_t sparse_reference_problem(const samebits_sparse_mla_problem* p, const cha
 extern "C" {
 
 int32_t samebits_sparse_mla_fingerprint(int32_t libm, char* buf, int64_t len) {
+  if (libm == SAMEBITS_LIBM_NVCC_FAST)
+    return fail(SAMEBITS_UNSUPPORTED, "samebits_sparse_mla_fingerprint: libm nvcc-fast is offered by dense "
+                                      "attention's sm90-tensor-core policy only (sparse MLA takes nvcc or cr)");
   if (libm != SAMEBITS_LIBM_NVCC && libm != SAMEBITS_LIBM_CR)
     return fail(SAMEBITS_UNSUPPORTED, "samebits_sparse_mla_fingerprint: libm code " + std::to_string(libm) + " unknown");
   const std::string f = ks::fingerprint(static_cast<ka::Libm>(libm));
