@@ -442,9 +442,7 @@ void use_model() {
 }  // namespace
 
 TEST_CASE("tc forward emulated == reference: bf16, D = 64 and 128, causal and varlen", "[tc][emulated]") {
-  emu_sm90::params = sa::tc::kHardwareParams;
-  emu_sm90::to_bf16 = sk::f32_to_bf16;
-  emu_sm90::to_f16 = sk::f32_to_f16;
+  use_model();
   check<64, ac::NvccExpLog, DType::bf16, DType::bf16>(kCausal130, 1, emu::Order::forward);
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kVarlen, 2, emu::Order::reverse);
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kChunks, 3, emu::Order::shuffled);
@@ -456,9 +454,7 @@ TEST_CASE("tc forward emulated == reference: bf16, D = 64 and 128, causal and va
 }
 
 TEST_CASE("tc forward emulated == reference: f16, cr libm, f32 outputs", "[tc][emulated]") {
-  emu_sm90::params = sa::tc::kHardwareParams;
-  emu_sm90::to_bf16 = sk::f32_to_bf16;
-  emu_sm90::to_f16 = sk::f32_to_f16;
+  use_model();
   check<128, ac::CrExpLog, DType::f16, DType::f16>(kCausal130, 5, emu::Order::reverse);
   check<64, ac::CrExpLog, DType::f16, DType::f32>(kVarlen, 6, emu::Order::shuffled);
   check<128, ac::NvccExpLog, DType::bf16, DType::f32>(kOffset, 7, emu::Order::reverse);
@@ -467,9 +463,7 @@ TEST_CASE("tc forward emulated == reference: f16, cr libm, f32 outputs", "[tc][e
 
 // attention-tc.md §23: the nvcc-fast libm (nvcc -use_fast_math's expf, logf) in the same kernels.
 TEST_CASE("tc forward emulated == reference: nvcc-fast libm", "[tc][emulated]") {
-  emu_sm90::params = sa::tc::kHardwareParams;
-  emu_sm90::to_bf16 = sk::f32_to_bf16;
-  emu_sm90::to_f16 = sk::f32_to_f16;
+  use_model();
   check<128, ac::NvccFastExpLog, DType::bf16, DType::bf16>(kLong, 31, emu::Order::shuffled);
   check<64, ac::NvccFastExpLog, DType::f16, DType::f32>(kVarlen, 32, emu::Order::reverse);
   // The libm is on the path: nvcc's kernel gives other bits on the same inputs.
