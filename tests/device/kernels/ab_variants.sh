@@ -5,7 +5,8 @@
 # 1. bench: every variant's `--sections bench` run twice, the variants
 #    alternated (the same card, the same inputs), S = 4096 nvcc lines printed;
 # 2. the check of each non-base variant (layout, refusals, the grid with the
-#    backward, invariances: every check's bits): quick, or whole with AB_CHECK=full;
+#    backward, invariances: every check's bits): quick, or whole with AB_CHECK=full
+#    (AB_CHECK=none: no check, for speed probes that do not compute the contract's bits);
 # 3. with AB_TORCH_ARGS (and libsamebits_kernels.so in the last variant's
 #    bundle): torch_compare.py beside SDPA with those arguments;
 # 4. sanitizers on the last variant: racecheck (D = 64 S = 100), memcheck
@@ -43,6 +44,7 @@ for k in $(seq 1 "${AB_ROUNDS:-2}"); do
   done
 done
 shift
+[ "${AB_CHECK:-quick}" = none ] && set --  # speed probes whose bits are not the contract's: no check
 for v in "$@"; do
   mkdir -p "$R/check_$v"
   quick=--quick

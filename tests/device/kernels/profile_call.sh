@@ -13,7 +13,8 @@
 # torch_compare, default nvcc; PROFILE_TIMERS="queued": torch_compare's timers, default both;
 # PROFILE_ACCURACY=4096: its accuracy against float64 at that S; PROFILE_GOLDEN=1: the
 # tensor-core golden cases, capture_golden.py --policy sm90-tensor-core, into $OUT/golden, to
-# unpack into tests/data/kernels/attention/)
+# unpack into tests/data/kernels/attention/; PROFILE_VARIANTS' bench takes PROFILE_LIBMS; AB_CHECK=none
+# skips their checks: speed probes)
 # results under $OUT, the log in $OUT/log.txt.
 set -u
 cd "$(dirname "$0")/../../.."
@@ -54,7 +55,7 @@ pack() { (cd "$out" && tar czf results.tgz.new $(ls -d clock check golden sass_c
   if [ -n "${PROFILE_VARIANTS:-}" ]; then
     for n in $PROFILE_VARIANTS; do [ -d "build-device/$n" ] && rm -rf "v/$n" && mv "build-device/$n" v/; done
     # shellcheck disable=SC2086
-    AB_SAN=0 AB_BENCH_ARGS="--bench-seqlens 4096 --bench-libms nvcc" timeout 300 bash tests/device/kernels/ab_variants.sh D $PROFILE_VARIANTS
+    AB_SAN=0 AB_BENCH_ARGS="--bench-seqlens 4096 --bench-libms $libms" timeout 300 bash tests/device/kernels/ab_variants.sh D $PROFILE_VARIANTS
     cp "$out/results.tgz" "$out/ab.tgz"
   fi
   q() { nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_throttle_reasons.active --format=csv,noheader; }
