@@ -399,6 +399,62 @@ TEST_CASE("tc: libm nvcc-fast is -use_fast_math's expf/logf, the sm90-tensor-cor
   CHECK(samebits_sparse_mla_fingerprint(SAMEBITS_LIBM_NVCC_FAST, buf, sizeof buf) == SAMEBITS_UNSUPPORTED);
 }
 
+// ---- §25: nvcc-fast's softmax is base 2 ---------------------------------------------
+
+TEST_CASE("tc: nvcc-fast's softmax is FlashAttention-3's base-2 form, written out by hand", "[kernels][tc]") {
+  // One query row, two keys, D = 64, q = e0 and k_x = (s_x, 0, ...): the scores are the exact
+  // integers s_x whatever the tensor-core model (one nonzero product). §25 then gives, with
+  // c = mul(scale, log2 e) and m = max s (unscaled):
+  //   p_x = exp2(fma(s_x, c, -mul(m, c))), l = add(add(+0, p_0), p_1) (thread 0's columns 0, 1),
+  //   lse = add(mul(m, scale), log(l)).
+  // The natural form, exp(sub(mul(s, scale), mul(m, scale))), gives other bits for these scores.
+  using A = FloatArith<NvccFastLibm>;
+  Inputs in = make({1}, {2}, 1, 1, 64, false, 1, DType::bf16);
+  std::fill(in.q.begin(), in.q.end(), 0.0f);
+  std::fill(in.k.begin(), in.k.end(), 0.0f);
+  in.q[0] = 1.0f;
+  std::vector<float> o(in.q.size()), lse(1), o_nat(in.q.size()), lse_nat(1);
+  const float scale = in.p.scale, c = A::mul(scale, A::log2e());
+  int differ = 0;
+  for (const float s0 : {-40.0f, -12.0f, -7.0f, -5.0f, -3.0f, -2.0f, -1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 2.0f, 3.0f, 4.0f,
+                         4.5f, 6.0f, 7.0f, 9.0f, 12.0f, 17.0f}) {
+    const float s1 = 5.0f;
+    in.k[0] = s0;
+    in.k[64] = s1;
+    reference_forward(Libm::nvcc_fast, in.p, in.q.data(), in.k.data(), in.v.data(), o.data(), lse.data(), 1);
+    const float m = std::max(s0, s1), mc = A::mul(m, c);
+    const float p0 = A::exp2(A::fma(s0, c, -mc)), p1 = A::exp2(A::fma(s1, c, -mc));
+    const float l = A::add(A::add(0.0f, p0), p1);
+    const float want = A::add(A::mul(m, scale), A::log(l));
+    CHECK(bits(lse[0]) == bits(want));
+    // The natural form's lse for the same scores (the check's negative control: it must differ
+    // somewhere).
+    const float t0 = A::mul(s0, scale), t1 = A::mul(s1, scale), tm = std::max(t0, t1);
+    const float l_nat = A::add(A::add(0.0f, A::exp(A::sub(t0, tm))), A::exp(A::sub(t1, tm)));
+    differ += bits(A::add(tm, A::log(l_nat))) != bits(want);
+  }
+  CHECK(differ > 0);
+  // p of the maximum is exp2 of the residual of the rounded product m c, not always exactly 1.
+  CHECK(bits(A::fma(5.0f, c, -A::mul(5.0f, c))) != 0u);
+
+  // The backward's p: exp2(fma(s, c, -mul(lse, log2 e))) (detail::softmax_p), and the natural
+  // libms keep exp(sub(mul(s, scale), lse)).
+  for (const float sx : {-3.0f, 0.0f, 2.5f}) {
+    CHECK(bits(detail::softmax_p<A>(sx, scale, lse[0])) == bits(A::exp2(A::fma(sx, c, -A::mul(lse[0], A::log2e())))));
+    using N = FloatArith<NvccLibm>;
+    CHECK(bits(detail::softmax_p<N>(sx, scale, lse[0])) == bits(N::exp(N::sub(N::mul(sx, scale), lse[0]))));
+  }
+  static_assert(A::kBase2Softmax && !FloatArith<NvccLibm>::kBase2Softmax && !FloatArith<CrLibm>::kBase2Softmax);
+
+  // A negative scale is refused under nvcc-fast (its maximum is of the unscaled scores), by name:
+  // the reference and check_problem; nvcc takes it.
+  in.p.scale = -0.125f;
+  CHECK(message_of([&] {
+          reference_forward(Libm::nvcc_fast, in.p, in.q.data(), in.k.data(), in.v.data(), o.data(), lse.data(), 1);
+        }).find("libm nvcc-fast needs a scale that is not negative") != std::string::npos);
+  reference_forward(Libm::nvcc, in.p, in.q.data(), in.k.data(), in.v.data(), o_nat.data(), lse_nat.data(), 1);
+}
+
 // ---- §7: the zero-product lemma on the model ----------------------------------
 
 TEST_CASE("tc: adding an all-zero k16 group to a nonzero accumulator is exact iff zero products are neutral",

@@ -148,6 +148,9 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     lse[r] = ok ? p.lse[row] : 0.0f;
     delta[r] = ok ? p.delta[row] : 0.0f;
   }
+  // §25 base 2 (nvcc-fast): c = mul(scale, log2 e) and mul(lse, log2 e), once a row.
+  [[maybe_unused]] const float c2 = mul_rn(p.scale, log2e());
+  [[maybe_unused]] const float lse2[2] = {mul_rn(lse[0], log2e()), mul_rn(lse[1], log2e())};
 
   float acc[kDv];
 #pragma unroll
@@ -215,8 +218,13 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
         auto p_of = [&](auto masked) {
 #pragma unroll
           for (int i = 0; i < kSh; ++i) {
-            const float t_ = sub_rn(mul_rn(s[i], p.scale), lse[(i / 2) % 2]);
-            s[i] = L::exp(member(masked, i) ? t_ : fp::from_bits(0xff800000u));
+            if constexpr (kBase2Softmax<L>) {  // §25: exp2(fma(s, c, -mul(lse, log2 e)))
+              const float t_ = fma_rn(s[i], c2, -lse2[(i / 2) % 2]);
+              s[i] = L::exp2(member(masked, i) ? t_ : fp::from_bits(0xff800000u));
+            } else {
+              const float t_ = sub_rn(mul_rn(s[i], p.scale), lse[(i / 2) % 2]);
+              s[i] = L::exp(member(masked, i) ? t_ : fp::from_bits(0xff800000u));
+            }
           }
         };
         if (whole) p_of(std::false_type{});

@@ -278,13 +278,21 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       return true;
     }
   };
+  // §25 base 2 (nvcc-fast): exp2(fma(s, c, -mul(lse, log2 e))), c = mul(scale, log2 e) — one fma and
+  // one MUFU.EX2 an element, the lse product once per column.
+  [[maybe_unused]] const float c2 = mul_rn(p.scale, log2e());
   auto p_of = [&](int qi0, const float* lse_t) {
     auto body = [&](auto masked) {
 #pragma unroll
       for (int i = 0; i < kSt; ++i) {
         const int col = 8 * (i / 4) + 2 * quad + i % 2;
-        const float t = sub_rn(mul_rn(st[i], p.scale), lse_t[col]);
-        st[i] = L::exp(member(masked, qi0, i) ? t : fp::from_bits(0xff800000u));
+        if constexpr (kBase2Softmax<L>) {
+          const float t = fma_rn(st[i], c2, -mul_rn(lse_t[col], log2e()));
+          st[i] = L::exp2(member(masked, qi0, i) ? t : fp::from_bits(0xff800000u));
+        } else {
+          const float t = sub_rn(mul_rn(st[i], p.scale), lse_t[col]);
+          st[i] = L::exp(member(masked, qi0, i) ? t : fp::from_bits(0xff800000u));
+        }
       }
     };
     if (tile_full(qi0)) body(std::false_type{});

@@ -329,6 +329,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
     // non-member's exp argument is -inf, whose exp is +0 in both libms (nvcc: sat(-inf) = 0,
     // ex2(-inf) = +0, +0 times 2^k = +0; cr: exp(-inf) = +0), the very value §4.3 gives it.
     float alpha[2] = {1.0f, 1.0f};
+    [[maybe_unused]] const float c2 = mul_rn(p.scale, log2e());  // §25 (base 2 only)
     auto softmax = [&](auto masked, int b, float(&sc)[kTcKeys / 2]) {
       constexpr bool kMasked = decltype(masked)::value;
       const int key0 = b * kTcKeys;
@@ -336,25 +337,37 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
         if constexpr (kMasked) return key0 + 8 * (i / 4) + 2 * quad + i % 2 < n[(i / 2) % 2];
         else return true;
       };
+      // §25 base 2 (nvcc-fast): the maximum of the unscaled scores, p = exp2(fma(s, c, -mul(m, c))),
+      // alpha = exp2(mul(sub(m, m_new), c)), c = mul(scale, log2 e): one fma and one MUFU.EX2 an
+      // element. Natural: t = mul(s, scale), its maximum, p = exp(sub(t, m)).
+      constexpr bool kBase2 = kBase2Softmax<L>;
       float mb[2] = {max_identity(), max_identity()};
 #pragma unroll
       for (int i = 0; i < kTcKeys / 2; ++i) {
         const int r = (i / 2) % 2;
-        sc[i] = mul_rn(sc[i], p.scale);
+        if constexpr (!kBase2) sc[i] = mul_rn(sc[i], p.scale);
         mb[r] = max_num(mb[r], member(i) ? sc[i] : max_identity());
       }
-      float m_new[2];
+      float m_new[2], m_c2[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         mb[r] = max_num(mb[r], gpu::shuffle_xor(mb[r], 1));
         mb[r] = max_num(mb[r], gpu::shuffle_xor(mb[r], 2));
         m_new[r] = b > 0 ? max_num(m[r], mb[r]) : mb[r];
-        alpha[r] = b > 0 ? L::exp(sub_rn(m[r], m_new[r])) : 1.0f;
+        if constexpr (kBase2) {
+          alpha[r] = b > 0 ? L::exp2(mul_rn(sub_rn(m[r], m_new[r]), c2)) : 1.0f;
+          m_c2[r] = -mul_rn(m_new[r], c2);
+        } else {
+          alpha[r] = b > 0 ? L::exp(sub_rn(m[r], m_new[r])) : 1.0f;
+        }
       }
 #pragma unroll
       for (int i = 0; i < kTcKeys / 2; ++i) {
         const int r = (i / 2) % 2;
-        sc[i] = L::exp(member(i) ? sub_rn(sc[i], m_new[r]) : fp::from_bits(0xff800000u));
+        if constexpr (kBase2)
+          sc[i] = L::exp2(member(i) ? fma_rn(sc[i], c2, m_c2[r]) : fp::from_bits(0xff800000u));
+        else
+          sc[i] = L::exp(member(i) ? sub_rn(sc[i], m_new[r]) : fp::from_bits(0xff800000u));
       }
       // §4.4 fold: rescale (later blocks), then the thread's columns chunk by chunk.
 #pragma unroll
@@ -477,7 +490,9 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
     if (j < q_first || j >= q_end) continue;
     const std::int64_t row = seq.q0 + qi0 + j;
     const bool empty = blocks == 0;
-    const float lse = empty ? fp::from_bits(0xff800000u) : add_rn(m[r], L::log(l[r]));
+    // §25 base 2: m is the unscaled scores' maximum; lse = add(mul(m, scale), log(l)).
+    const float m_nat = kBase2Softmax<L> ? mul_rn(m[r], p.scale) : m[r];
+    const float lse = empty ? fp::from_bits(0xff800000u) : add_rn(m_nat, L::log(l[r]));
     const std::int64_t base = row * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
 #pragma unroll
     for (int i = 0; i < kDv; ++i) {

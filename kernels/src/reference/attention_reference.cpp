@@ -93,6 +93,11 @@ void check_libm(const DenseProblem& p, Libm libm) {
   if (libm == Libm::nvcc_fast && p.policy != Policy::sm90_tensor_core)
     refuse("libm nvcc-fast is offered by the sm90-tensor-core policy only (policy " +
            std::string(policy_long_name(p.policy)) + " takes nvcc or cr)");
+  // §25: its softmax takes the row maximum of the unscaled scores, which is the scaled scores'
+  // only for a scale that is not negative.
+  if (libm == Libm::nvcc_fast && p.scale < 0.0f)
+    refuse("libm nvcc-fast needs a scale that is not negative (its base-2 softmax takes the maximum of the "
+           "unscaled scores); scale = " + std::to_string(p.scale));
 }
 }  // namespace
 

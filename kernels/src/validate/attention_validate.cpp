@@ -106,6 +106,9 @@ Status check_problem(const ProblemParams& p, HostSeqlens host) {
   if (p.tile_rows != 0 && p.tile_rows != 64 && p.tile_rows != 128)
     return fail(StatusCode::unsupported, "tile_rows must be 0 (default), 64 or 128");
   if (!std::isfinite(p.scale)) return fail(StatusCode::invalid_argument, "scale must be finite");
+  if (p.libm == Libm::nvcc_fast && p.scale < 0.0f)  // attention-tc.md §25
+    return fail(StatusCode::unsupported, "libm nvcc-fast needs a scale that is not negative (its base-2 softmax "
+                                         "takes the maximum of the unscaled scores)");
   if (p.num_seqs <= 0 || p.num_seqs > 65535) return fail(StatusCode::invalid_argument, "num_seqs must be in 1..65535");
   if (!host.cu_q || !host.cu_k) return fail(StatusCode::invalid_argument, "host copies of cu_seqlens are required");
   if (!p.cu_seqlens_q || !p.cu_seqlens_k) return fail(StatusCode::invalid_argument, "cu_seqlens device pointers are null");

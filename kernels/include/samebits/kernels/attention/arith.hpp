@@ -16,6 +16,7 @@
 #include "samebits/kernels/attention/contract.hpp"
 #include "samebits/libm/arch/barrier.hpp"
 #include "samebits/libm/cr.hpp"
+#include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/nvcc.hpp"
 
 namespace samebits::kernels::attention {
@@ -31,12 +32,19 @@ struct CrLibm {
   static float log(float x) { return samebits::cr::logf(x); }
 };
 
-// nvcc -use_fast_math's expf and logf (attention-tc.md §23).
+// FlashAttention-3's softmax under nvcc -use_fast_math (attention-tc.md §23, §25): base 2, the
+// scale folded into one fma (kBase2Softmax), exp2f, expf and logf as -use_fast_math makes them.
 struct NvccFastLibm {
   static constexpr Libm kLibm = Libm::nvcc_fast;
+  static constexpr bool kBase2Softmax = true;
   static float exp(float x) { return samebits::nvcc::fast::ftz::expf(x); }
+  static float exp2(float x) { return samebits::nvcc::ftz::exp2f(x); }  // ex2.approx.ftz.f32
   static float log(float x) { return samebits::nvcc::fast::ftz::logf(x); }
 };
+
+// A libm personality's softmax form: natural (p = exp(s scale - c)) unless it says base 2.
+template <class L>
+inline constexpr bool base2_softmax_of = requires { requires L::kBase2Softmax; };
 
 template <class L>
 struct FloatArith {
@@ -49,6 +57,14 @@ struct FloatArith {
   static float exp(float x) { return L::exp(x); }
   static float log(float x) { return L::log(x); }
   static float neg_inf() { return -std::numeric_limits<float>::infinity(); }
+  // The base-2 softmax (attention-tc.md §25): only for a libm personality that defines it.
+  static constexpr bool kBase2Softmax = base2_softmax_of<L>;
+  static float exp2(float x)
+    requires base2_softmax_of<L>
+  {
+    return L::exp2(x);
+  }
+  static float log2e() { return fp::from_bits(0x3FB8AA3Bu); }  // 0x1.715476p+0, binary32 nearest log2(e)
 };
 
 template <class W>

@@ -218,7 +218,7 @@ void backward_dkv(const Reference& pol, const DenseLists& lists, const Tensors<f
           if (!row_in || lists.size(row0 + i) <= x) continue;  // j not in the row's list: p = ds = +0
           // The row's p and ds for key j: the same operations as its dq pass.
           const float sc = pol.row_dot(qr, k16, d);
-          const float p = A::exp(A::sub(A::mul(sc, in.scale), bin.lse[task_row]));
+          const float p = detail::softmax_p<A>(sc, in.scale, bin.lse[task_row]);
           const float dp = pol.row_dot(dr, v16, d);
           const float ds = A::mul(p, A::sub(dp, delta[task_row]));
           p16[t] = to_operand(pol.fmt, p);
