@@ -16,9 +16,10 @@ inline constexpr int kContractVersion = 1;
 inline constexpr int kBlock = 64;
 
 // Codes are part of the C ABI: never renumber.
-// nvcc: CUDA's expf/logf (samebits::nvcc); cr: correctly rounded (samebits::cr); nvcc_fast: expf
-// and logf as nvcc -use_fast_math compiles them (samebits::nvcc::fast::ftz: an exponential is one
-// FMUL and one MUFU.EX2), offered by the sm90-tensor-core policy only (attention-tc.md §23).
+// nvcc: CUDA's expf/logf (samebits::nvcc); cr: correctly rounded (samebits::cr); nvcc_fast:
+// FlashAttention-3's softmax under nvcc -use_fast_math: base 2, p = exp2(fma(s, scale log2 e, -m
+// log2 e...)) on MUFU.EX2, logf as -use_fast_math compiles it (attention-tc.md §23, §25), offered by
+// the sm90-tensor-core policy only.
 enum class Libm : std::int32_t { nvcc = 0, cr = 1, nvcc_fast = 2 };
 // fma_chain: docs/kernels/attention.md §7. sm90_tensor_core: the products
 // through the tensor-core model, docs/kernels/attention-tc.md (tensor_core.hpp).
