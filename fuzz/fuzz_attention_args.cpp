@@ -155,6 +155,8 @@ void model_problem(const Problem& p, Violations& v) {
   if (p.tile_rows != 0 && p.tile_rows != 64 && p.tile_rows != 128)
     v.push_back({"tile_rows", kUnsupported, {"tile_rows"}});
   if (!std::isfinite(p.scale)) v.push_back({"scale finite", kInvalid, {"scale"}});
+  else if (p.libm == 2 && p.scale < 0)  // attention-tc.md §25: the base-2 softmax's unscaled maximum
+    v.push_back({"nvcc-fast: scale not negative", kUnsupported, {"nvcc-fast", "scale"}});
   if (p.num_seqs < 1 || p.num_seqs > 65535) v.push_back({"num_seqs in 1..65535", kInvalid, {"num_seqs"}});
   if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
   if (p.dev_cu_q.addr == 0 || p.dev_cu_k.addr == 0) v.push_back({"device cu_seqlens", kInvalid, {"cu_seqlens"}});
