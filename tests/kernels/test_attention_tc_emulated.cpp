@@ -532,6 +532,9 @@ TEST_CASE("tc backward emulated == reference: a -inf score, tiles with rows outs
   const Shape s{{37, 100}, {200, 130}, false, 2, 1, "not causal 37/200, 100/130, a -inf score"};
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(s, 21, emu::Order::forward, false, nullptr,
                                                                            plant_minus_inf_key);
+  // nvcc-fast's base 2 (§25): fma(-inf, c, -lse c) = -inf, exp2 = +0, as exp(-inf) in the natural form.
+  check_backward<64, ac::NvccFastExpLog, DType::bf16, DType::bf16, DType::bf16>(s, 22, emu::Order::forward, false,
+                                                                               nullptr, plant_minus_inf_key);
 }
 
 TEST_CASE("tc backward emulated == reference: handed-on accumulators (context parallelism)", "[tc][emulated][backward]") {
