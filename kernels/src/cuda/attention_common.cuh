@@ -60,11 +60,8 @@ struct NvccFastExpLog {  // the sm90-tensor-core kernels only (attention-tc.md �
   SAMEBITS_DEVICE_FUNC static float exp2(float x) { return samebits::nvcc::ftz::exp2f(x); }
   SAMEBITS_DEVICE_FUNC static float log(float x) { return samebits::nvcc::fast::ftz::logf(x); }
 };
-// The softmax's form (attention-tc.md §25): base 2 for a policy that says so (nvcc-fast), natural
-// otherwise — the reference's detail::base2_softmax.
-template <class L>
-inline constexpr bool kBase2Softmax = requires { requires L::kBase2Softmax; };
-SAMEBITS_DEVICE_FUNC float log2e() { return fp::from_bits(0x3FB8AA3Bu); }  // 0x1.715476p+0
+// §25's L2E (contract.hpp kLog2eBits); base2_softmax<L> (contract.hpp) picks the form.
+SAMEBITS_DEVICE_FUNC float log2e() { return fp::from_bits(kLog2eBits); }
 // NvccExpLog and NvccFastExpLog compute with PTX's MUFU instructions (ex2/lg2.approx.ftz) on the
 // device: NVIDIA only; the HIP build instantiates CrExpLog and a hipcc policy
 // (kernels/src/hip/attention_kernels.hip).

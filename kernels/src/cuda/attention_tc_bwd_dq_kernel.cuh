@@ -218,7 +218,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
         auto p_of = [&](auto masked) {
 #pragma unroll
           for (int i = 0; i < kSh; ++i) {
-            if constexpr (kBase2Softmax<L>) {  // §25: exp2(fma(s, c, -mul(lse, log2 e)))
+            if constexpr (base2_softmax<L>) {  // §25: exp2(fma(s, c, -mul(lse, log2 e)))
               const float t_ = fma_rn(s[i], c2, -lse2[(i / 2) % 2]);
               s[i] = L::exp2(member(masked, i) ? t_ : fp::from_bits(0xff800000u));
             } else {

@@ -283,13 +283,24 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   [[maybe_unused]] const float c2 = mul_rn(p.scale, log2e());
   auto p_of = [&](int qi0, const float* lse_t) {
     auto body = [&](auto masked) {
+      if constexpr (base2_softmax<L>) {
+        // Element i = 4 c + 2 r + e is column 8 c + 2 quad + e of row group r: the product
+        // -mul(lse, L2E) once per column (16 a thread), for its two elements.
 #pragma unroll
-      for (int i = 0; i < kSt; ++i) {
-        const int col = 8 * (i / 4) + 2 * quad + i % 2;
-        if constexpr (kBase2Softmax<L>) {
-          const float t = fma_rn(st[i], c2, -mul_rn(lse_t[col], log2e()));
-          st[i] = L::exp2(member(masked, qi0, i) ? t : fp::from_bits(0xff800000u));
-        } else {
+        for (int c = 0; c < kSt / 4; ++c)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const float neg_lse2 = -mul_rn(lse_t[8 * c + 2 * quad + e], log2e());
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+              const int i = 4 * c + 2 * r + e;
+              st[i] = L::exp2(member(masked, qi0, i) ? fma_rn(st[i], c2, neg_lse2) : fp::from_bits(0xff800000u));
+            }
+          }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kSt; ++i) {
+          const int col = 8 * (i / 4) + 2 * quad + i % 2;
           const float t = sub_rn(mul_rn(st[i], p.scale), lse_t[col]);
           st[i] = L::exp(member(masked, qi0, i) ? t : fp::from_bits(0xff800000u));
         }

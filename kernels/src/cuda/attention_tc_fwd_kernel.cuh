@@ -340,7 +340,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
       // §25 base 2 (nvcc-fast): the maximum of the unscaled scores, p = exp2(fma(s, c, -mul(m, c))),
       // alpha = exp2(mul(sub(m, m_new), c)), c = mul(scale, log2 e): one fma and one MUFU.EX2 an
       // element. Natural: t = mul(s, scale), its maximum, p = exp(sub(t, m)).
-      constexpr bool kBase2 = kBase2Softmax<L>;
+      constexpr bool kBase2 = base2_softmax<L>;
       float mb[2] = {max_identity(), max_identity()};
 #pragma unroll
       for (int i = 0; i < kTcKeys / 2; ++i) {
@@ -491,7 +491,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
     const std::int64_t row = seq.q0 + qi0 + j;
     const bool empty = blocks == 0;
     // §25 base 2: m is the unscaled scores' maximum; lse = add(mul(m, scale), log(l)).
-    const float m_nat = kBase2Softmax<L> ? mul_rn(m[r], p.scale) : m[r];
+    const float m_nat = base2_softmax<L> ? mul_rn(m[r], p.scale) : m[r];
     const float lse = empty ? fp::from_bits(0xff800000u) : add_rn(m_nat, L::log(l[r]));
     const std::int64_t base = row * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
 #pragma unroll

@@ -16,7 +16,6 @@
 #include "samebits/kernels/attention/contract.hpp"
 #include "samebits/libm/arch/barrier.hpp"
 #include "samebits/libm/cr.hpp"
-#include "samebits/libm/fp/bits.hpp"
 #include "samebits/libm/nvcc.hpp"
 
 namespace samebits::kernels::attention {
@@ -42,10 +41,6 @@ struct NvccFastLibm {
   static float log(float x) { return samebits::nvcc::fast::ftz::logf(x); }
 };
 
-// A libm personality's softmax form: natural (p = exp(s scale - c)) unless it says base 2.
-template <class L>
-inline constexpr bool base2_softmax_of = requires { requires L::kBase2Softmax; };
-
 template <class L>
 struct FloatArith {
   using T = float;
@@ -58,13 +53,13 @@ struct FloatArith {
   static float log(float x) { return L::log(x); }
   static float neg_inf() { return -std::numeric_limits<float>::infinity(); }
   // The base-2 softmax (attention-tc.md §25): only for a libm personality that defines it.
-  static constexpr bool kBase2Softmax = base2_softmax_of<L>;
+  static constexpr bool kBase2Softmax = base2_softmax<L>;
   static float exp2(float x)
-    requires base2_softmax_of<L>
+    requires base2_softmax<L>
   {
     return L::exp2(x);
   }
-  static float log2e() { return fp::from_bits(0x3FB8AA3Bu); }  // 0x1.715476p+0, binary32 nearest log2(e)
+  static float log2e() { return fp::from_bits(kLog2eBits); }
 };
 
 template <class W>

@@ -21,6 +21,12 @@ inline constexpr int kBlock = 64;
 // log2 e...)) on MUFU.EX2, logf as -use_fast_math compiles it (attention-tc.md §23, §25), offered by
 // the sm90-tensor-core policy only.
 enum class Libm : std::int32_t { nvcc = 0, cr = 1, nvcc_fast = 2 };
+// attention-tc.md §25: a libm personality (or an arithmetic over one, or a device functor) whose
+// softmax is base 2 says kBase2Softmax = true (nvcc-fast); the others are natural.
+template <class X>
+inline constexpr bool base2_softmax = requires { requires X::kBase2Softmax; };
+// §25's L2E, the binary32 nearest log2(e): 0x1.715476p+0.
+inline constexpr std::uint32_t kLog2eBits = 0x3FB8AA3Bu;
 // fma_chain: docs/kernels/attention.md §7. sm90_tensor_core: the products
 // through the tensor-core model, docs/kernels/attention-tc.md (tensor_core.hpp).
 enum class Policy : std::int32_t { fma_chain = 0, sm90_tensor_core = 1 };

@@ -114,13 +114,9 @@ T max_ignoring_nan(T a, T b) {  // IEEE maxNum; a zero's sign is unobservable (�
   return b > a ? b : a;
 }
 
-// The softmax's form (attention-tc.md §25): natural unless the arithmetic's libm says base 2
-// (nvcc-fast: FlashAttention-3's form). The high-precision arithmetics compute e^x either way.
-template <class A>
-inline constexpr bool base2_softmax = requires { requires A::kBase2Softmax; };
-
 // The backward's p = e^(s scale - lse) in that form: natural exp(sub(mul(s, scale), lse)); base 2
-// exp2(fma(s, mul(scale, log2 e), -mul(lse, log2 e))).
+// exp2(fma(s, mul(scale, log2 e), -mul(lse, log2 e))) (attention-tc.md §25; the high-precision
+// arithmetics have no kBase2Softmax and compute e^x either way).
 template <class A, class T>
 T softmax_p(T s, T scale, T lse) {
   if constexpr (base2_softmax<A>) {
@@ -281,30 +277,28 @@ void forward(const Lists& lists, const Tensors<typename A::T>& in, const Forward
       const int nm = detail::block_members<kB>(lists, r, n, b, mem, pos);
       if (nm == 0) continue;  // an empty block changes nothing (§1)
       st.scores(b, nm, mem, s);
-      if constexpr (detail::base2_softmax<A>) {
+      T m_new, alpha{};
+      if constexpr (base2_softmax<A>) {
         // attention-tc.md §25: m is the unscaled scores' maximum; p = exp2(fma(s, c, -mul(m, c))),
         // c = mul(scale, log2 e); the rescale exp2(mul(sub(m, m_new), c)).
         T mb = s[0];
         for (int c = 1; c < nm; ++c) mb = detail::max_ignoring_nan(mb, s[c]);
-        const T m_new = started ? detail::max_ignoring_nan(m, mb) : mb;
+        m_new = started ? detail::max_ignoring_nan(m, mb) : mb;
         const T c2 = A::mul(in.scale, A::log2e()), m_c2 = A::mul(m_new, c2);
         for (int c = 0; c < nm; ++c) p[c] = A::exp2(A::fma(s[c], c2, -m_c2));
-        if (started) st.rescale(A::exp2(A::mul(A::sub(m, m_new), c2)));
-        else st.start();
-        st.fold(b, nm, mem, pos, p);
-        m = m_new;
-        started = true;
-        continue;
+        if (started) alpha = A::exp2(A::mul(A::sub(m, m_new), c2));
+      } else {
+        T mb = A::mul(s[0], in.scale);
+        t[0] = mb;
+        for (int c = 1; c < nm; ++c) {
+          t[c] = A::mul(s[c], in.scale);
+          mb = detail::max_ignoring_nan(mb, t[c]);
+        }
+        m_new = started ? detail::max_ignoring_nan(m, mb) : mb;
+        for (int c = 0; c < nm; ++c) p[c] = A::exp(A::sub(t[c], m_new));
+        if (started) alpha = A::exp(A::sub(m, m_new));
       }
-      T mb = A::mul(s[0], in.scale);
-      t[0] = mb;
-      for (int c = 1; c < nm; ++c) {
-        t[c] = A::mul(s[c], in.scale);
-        mb = detail::max_ignoring_nan(mb, t[c]);
-      }
-      const T m_new = started ? detail::max_ignoring_nan(m, mb) : mb;
-      for (int c = 0; c < nm; ++c) p[c] = A::exp(A::sub(t[c], m_new));
-      if (started) st.rescale(A::exp(A::sub(m, m_new)));
+      if (started) st.rescale(alpha);
       else st.start();
       st.fold(b, nm, mem, pos, p);
       m = m_new;
@@ -323,7 +317,7 @@ void forward(const Lists& lists, const Tensors<typename A::T>& in, const Forward
     } else {
       T l = st.sum();
       T* o = st.o();
-      if constexpr (detail::base2_softmax<A>) m = A::mul(m, in.scale);  // §25: lse in natural units
+      if constexpr (base2_softmax<A>) m = A::mul(m, in.scale);  // §25: lse in natural units
       lse_excl = A::add(m, A::log(l));
       if (in.sink) {
         const T sigma = in.sink[h];
