@@ -313,7 +313,7 @@ struct BackwardArgs {
 
 // attention_tc_launch_bwd.cu, run by the emulator: the workspace poisoned,
 // cleared where the launcher clears it; delta, the main kernel (blocks in
-// ticket order), the fold, dq's finish.
+// ticket order), the fold, dq's finish where the launcher runs it.
 template <int D, class L, DType In, DType OutO, DType Grad>
 Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, const std::vector<float>& lse,
                    const std::vector<float>* acc_in, emu::Order order, BwdForm form) {
@@ -371,9 +371,13 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
     emu::launch({blocks_for(tk * hkv * D), 1, 1}, ac::kThreads, [&] { ac::attention_bwd_fold_kernel<D, Grad, true>(p); },
                 {}, order);
   }
-  if (tq > 0)
+  // The dq pass writes every valid row's dq itself (poisoned above: a row it missed would show);
+  // the finish runs after the one-pass kernel, or when no key exists (launch_backward_pipeline).
+  if (tq > 0 && (!two_pass || tk == 0)) {
+    if (two_pass) std::fill(dq_acc.begin(), dq_acc.end(), 0.0f);  // the launcher's clear
     emu::launch({blocks_for(rows_heads * D), 1, 1}, ac::kThreads,
                 [&] { ac::attention_bwd_dq_finish_kernel<D, Grad, true>(p); }, {}, order);
+  }
   Grads g;
   g.dq = encodings(dq, Grad);
   g.dk = encodings(dk, Grad);

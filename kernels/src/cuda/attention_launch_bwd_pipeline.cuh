@@ -3,8 +3,8 @@
 // attention_tc_launch_bwd.cu), in stream order: clear dq's accumulators and
 // flags (where the main kernels need it); delta (§5.1, the same kernel for both policies); the main kernel
 // (given: key blocks, dK/dV accumulators, dq's ordered chains); the head fold
-// into dk/dv; dq's rounding — the last two with the zero rule under
-// sm90-tensor-core (kZeroRule, attention-tc.md §7). No floating-point atomics.
+// into dk/dv; dq's rounding (where the main kernels do not write dq) — the last two with the
+// zero rule under sm90-tensor-core (kZeroRule, attention-tc.md §7). No floating-point atomics.
 #pragma once
 
 #include "attention_bwd_delta_kernel.cuh"
@@ -16,9 +16,9 @@ namespace samebits::kernels::attention::cuda {
 inline unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 // launch_main(stream) launches the main kernel (only when total_k > 0). kMainWritesDq: the main
-// kernels store every valid row's dq accumulator (the two-pass tensor-core backward's dq pass)
-// and use no flags, so neither is cleared first — unless total_k = 0, when no main kernel runs
-// and dq's finish reads the cleared +0.
+// kernels write every valid row's finished dq, z(mul(dq_acc, scale)) rounded (the two-pass
+// tensor-core backward's dq pass), and use no flags: no clear, no finish — unless total_k = 0,
+// when no main kernel runs and dq's finish writes the cleared +0.
 template <int D, DType In, DType OutO, DType Grad, bool kZeroRule, bool kMainWritesDq = false, class LaunchMain>
 cudaError_t launch_backward_pipeline(const BackwardParams& p, cudaStream_t stream, LaunchMain&& launch_main) {
   cudaError_t e;
@@ -39,7 +39,7 @@ cudaError_t launch_backward_pipeline(const BackwardParams& p, cudaStream_t strea
     attention_bwd_fold_kernel<D, Grad, kZeroRule><<<blocks_for(p.total_k * p.hkv * D), kThreads, 0, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
-  if (p.total_q > 0) {
+  if (p.total_q > 0 && clear) {
     attention_bwd_dq_finish_kernel<D, Grad, kZeroRule><<<blocks_for(rows_heads * D), kThreads, 0, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }

@@ -30,9 +30,11 @@
 //   dq_acc = add(dq_acc, partial)   for rows whose list reaches block b —
 //                                   the one-pass kernel's adds, in the same
 //                                   order of key blocks, from +0
-// Then dq_acc goes to the fp32 workspace p.dq_accum (every valid row: +0 for
-// rows that visit no block, the value the launcher's clear gives), and the
-// shared finish writes z(mul(dq_acc, scale)) (§7).
+// Then every valid row's dq = z(mul(dq_acc, scale)) (§7; +0 for rows that
+// visit no block), rounded once to the gradient dtype, straight to p.dq: the
+// pass is the one writer of each row's dq, so no fp32 workspace and no finish
+// kernel lie between (they cost 63 us and 96 MB of traffic at Qwen3-8B's
+// S = 4096, attention-tc.md §26).
 #pragma once
 
 #include <type_traits>
@@ -70,24 +72,22 @@ struct TcDqLayout {
   static_assert(kFull <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
 };
 
-// dq_acc of a dq-pass thread's two rows (tile rows row0 and row0 + 8, the fragment rows of its
-// m64nD accumulator) to the fp32 workspace p.dq_accum, for every valid row (q_first <= row <
-// q_end): +0 for rows that visit no block, the value the launcher's clear gives. Element i:
-// column 8 (i/4) + 2 quad + i % 2 of row row0 + 8 ((i/2) % 2).
+// dq of a dq-pass thread's two rows (tile rows row0 and row0 + 8, the fragment rows of its m64nD
+// accumulator): z(mul(dq_acc, scale)) rounded once to the gradient dtype, for every valid row
+// (q_first <= row < q_end) — the finish attention_bwd_dq_finish_kernel applies to the workspace
+// (§5.3, §7), here from registers. Element i: column 8 (i/4) + 2 quad + i % 2 of row row0 + 8 ((i/2) % 2).
 template <int D>
-SAMEBITS_DEVICE_FUNC void tc_store_dq_accum(const BackwardParams& p, const Sequence& seq, int qi0, int q_first,
-                                            int q_end, int h, int row0, int quad, const float (&acc)[D / 2]) {
+SAMEBITS_DEVICE_FUNC void tc_store_dq(const BackwardParams& p, const Sequence& seq, int qi0, int q_first, int q_end,
+                                      int h, int row0, int quad, const float (&acc)[D / 2]) {
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int j = row0 + 8 * r;
     if (j < q_first || j >= q_end) continue;
-    float* row = p.dq_accum + ((seq.q0 + qi0 + j) * p.hq + h) * static_cast<std::int64_t>(D);
+    const std::int64_t row = (seq.q0 + qi0 + j) * p.dq_stride.row + static_cast<std::int64_t>(h) * p.dq_stride.head;
 #pragma unroll
-    for (int i = 0; i < D / 2; i += 2) {
+    for (int i = 0; i < D / 2; ++i) {
       if ((i / 2) % 2 != r) continue;
-      const int col = 8 * (i / 4) + 2 * quad;
-      row[col] = acc[i];
-      row[col + 1] = acc[i + 1];
+      store_from_f32(p.dq, p.grad_dtype, row + 8 * (i / 4) + 2 * quad + i % 2, zero_canonical(mul_rn(acc[i], p.scale)));
     }
   }
 }
@@ -268,7 +268,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     }
   }
 
-  tc_store_dq_accum<D>(p, seq, qi0, q_first, q_end, h, tile_row(0), quad, acc);
+  tc_store_dq<D>(p, seq, qi0, q_first, q_end, h, tile_row(0), quad, acc);
 }
 
 }  // namespace samebits::kernels::attention::cuda

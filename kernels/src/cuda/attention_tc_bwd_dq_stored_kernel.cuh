@@ -22,7 +22,7 @@
 //   partial = D^S K    8 wgmma m64nDk16, A = D^S M-major from shared memory
 //                      (imm-trans-a 1), B = K N-major (the forward's V reading)
 //   dq_acc = add(dq_acc, partial) for rows whose list reaches block b
-// then dq_acc to the fp32 workspace p.dq_accum (tc_store_dq_accum, as the recomputing pass).
+// then dq = z(mul(dq_acc, scale)) straight to p.dq (tc_store_dq, as the recomputing pass).
 #pragma once
 
 #include "attention_tc_bwd_dq_kernel.cuh"
@@ -164,7 +164,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     }
   }
 
-  tc_store_dq_accum<D>(p, seq, qi0, q_first, q_end, h, tile_row(0), quad, acc);
+  tc_store_dq<D>(p, seq, qi0, q_first, q_end, h, tile_row(0), quad, acc);
 }
 
 }  // namespace samebits::kernels::attention::cuda

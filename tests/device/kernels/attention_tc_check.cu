@@ -952,7 +952,8 @@ int main(int argc, char** argv) {
       opt.bench_libms.clear();
       if (v == "both") opt.bench_libms = {sa::Libm::nvcc, sa::Libm::cr};
       else if (v == "all") opt.bench_libms = {sa::Libm::nvcc, sa::Libm::nvcc_fast, sa::Libm::cr};
-      for (std::size_t at = 0; opt.bench_libms.empty() && at <= v.size();) {  // a comma list
+      // A comma list (the named sets above excepted): every item, not only the first.
+      for (std::size_t at = 0; v != "both" && v != "all" && at <= v.size();) {
         const std::size_t end = std::min(v.find(',', at), v.size());
         sa::Libm l{};
         if (!sa::libm_from_name(v.substr(at, end - at), l)) {
@@ -999,14 +1000,23 @@ int main(int argc, char** argv) {
       pass = pass && ok;
     }
   }
-  if (opt.has("grid"))
+  if (opt.has("grid")) {
+    int matched = 0;
     for (const Point& p : grid(opt)) {
       if (!opt.filter.empty() && p.name().find(opt.filter) == std::string::npos) continue;
+      ++matched;
       const bool ok = check_point(p, opt);
       ++total;
       failed += !ok;
       pass = pass && ok;
     }
+    if (matched == 0) {  // a filter that selects nothing checks nothing: a failure, not a pass
+      std::fprintf(stderr, "--filter \"%s\": no grid point matches (--quick drops some)\n", opt.filter.c_str());
+      ++total;
+      ++failed;
+      pass = false;
+    }
+  }
   if (opt.has("invariance")) {
     const bool ok = invariance(opt);
     ++total;

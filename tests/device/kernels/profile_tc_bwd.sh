@@ -11,6 +11,8 @@
 #   profile_tc_bwd.sh NAME stored   the backward with the dq pass from stored D^S (attention-tc.md
 #                      §21): the dK/dV pass that stores it (the bench's 6th dK/dV launch: 5 of the
 #                      recomputing backward come first, 2 warm-up + 3 timed) and the stored dq pass
+#   PROFILE_LIBM=nvcc-fast   that libm instead of nvcc (the directory gets its name: profile_NAME_LIBM)
+#   PROFILE_SRC="dkdv"       the source tables of these passes only (default "dkdv dq")
 set -u
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: profile_tc_bwd.sh NAME [stored] (v/NAME/attention_tc_check)" >&2; exit 2; }
 dkdv_skip=0 dq_re="attention_tc_bwd_dq_kernel" sfx=""
@@ -19,10 +21,12 @@ bin=v/$1/attention_tc_check
 [ -e "$bin" ] || { mkdir -p "v/$1" && tar xJf ".devcarry/$1-check.tar.xz" -C "v/$1"; }
 [ -e "$bin" ] || { echo "no $bin" >&2; exit 2; }
 R=${OUT:-/tmp/out}/r
+libm=${PROFILE_LIBM:-nvcc}
+[ "$libm" = nvcc ] || sfx="${sfx}_$libm"
 P=$R/profile_$1$sfx
 mkdir -p "$P"
 pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }
-drive=("$bin" --sections bench --bench-seqlens 4096 --bench-libms nvcc --bench-reps 1 --out /tmp/profile_bench)
+drive=("$bin" --sections bench --bench-seqlens 4096 --bench-libms "$libm" --bench-reps 1 --out /tmp/profile_bench)
 for k in "attention_tc_bwd_kernel:$dkdv_skip" "$dq_re:0"; do
   timeout 150 ncu --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
     --section InstructionStats --section MemoryWorkloadAnalysis \
@@ -34,6 +38,7 @@ grep -E "attention_tc_bwd|Duration|Issue Slots Busy|Eligible Warps|hmma|dram__by
 pack
 for k in "dkdv:attention_tc_bwd_kernel:$dkdv_skip" "dq:$dq_re:0"; do
   n=${k%%:*} rest=${k#*:}
+  case " ${PROFILE_SRC:-dkdv dq} " in *" $n "*) ;; *) continue ;; esac
   re=${rest%%:*} skip=${rest#*:}
   timeout 200 ncu --section WarpStateStats --section SourceCounters -k regex:"$re\$" --launch-skip "$skip" --launch-count 1 \
     --page source --csv --print-source sass "${drive[@]}" > "$P/src_$n.csv" 2> "$P/src_$n.err"

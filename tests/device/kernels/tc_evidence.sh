@@ -9,7 +9,7 @@
 #   kernels     attention_tc_check whole: layout, refusals, the grid with the backward (o, lse, dq,
 #               dk, dv against the CPU reference, libms nvcc, cr and nvcc-fast, a flipped-bit
 #               control on each), invariances, bench S 512..16384 (the three libms)
-#   sanitizers  memcheck, racecheck, synccheck on the tensor-core kernels (nvcc libm, causal)
+#   sanitizers  memcheck, racecheck, synccheck on the tensor-core kernels (libms nvcc and nvcc-fast, causal)
 #   torch       torch_compare.py beside SDPA flash / cuDNN in one process: accuracy against float64
 #               at S = 4096, times S 512..16384, the bf16 roof measured in the same run, nvcc,
 #               nvcc-fast and cr (--no-verify: the kernels step compares the bits)
@@ -51,11 +51,14 @@ for step in "${steps[@]}"; do
       grep -v '"pass":true' "$e/check.txt" | grep -v '"summary"' | tail -10
       ;;
     sanitizers)
-      for t in memcheck:"D=128 S=100 " racecheck:"D=64 S=100 " synccheck:"D=128 S=100 "; do
-        tool=${t%%:*} f=${t#*:}
-        timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 build-device/attention_tc_check --quick \
-          --sections grid --filter "libm=nvcc causal=1 $f" --out "$e/sanitizer" > "$e/$tool.txt" 2>&1 || status=1
-        echo "$tool: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$e/$tool.txt" | tail -1)"
+      for libm in nvcc nvcc-fast; do
+        for t in memcheck:"D=128 S=100 " racecheck:"D=64 S=100 " synccheck:"D=128 S=100 "; do
+          tool=${t%%:*} f=${t#*:} log=$e/$tool.txt
+          [ $libm = nvcc ] || { log=$e/${tool}_$libm.txt; f=${f/D=64/D=128}; }  # --quick has nvcc-fast at D = 128 only
+          timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 build-device/attention_tc_check --quick \
+            --sections grid --filter "libm=$libm causal=1 $f" --out "$e/sanitizer" > "$log" 2>&1 || status=1
+          echo "$tool $libm: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+        done
       done
       ;;
     torch)
