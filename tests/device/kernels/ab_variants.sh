@@ -3,7 +3,7 @@
 # check-only bundles (.devcarry/NAME-check.tar.xz, attention_tc_check each):
 #   bash tests/device/kernels/ab_variants.sh BASE NEW [NEW2 ...]
 # 1. bench: every variant's `--sections bench` run twice, the variants
-#    alternated (the same card, the same inputs), S = 4096 nvcc lines printed;
+#    alternated (the same card, the same inputs), the S = 4096 lines printed;
 # 2. the check of each non-base variant (layout, refusals, the grid with the
 #    backward, invariances: every check's bits): quick, or whole with AB_CHECK=full
 #    (AB_CHECK=none: no check, for speed probes that do not compute the contract's bits);
@@ -39,7 +39,9 @@ for k in $(seq 1 "${AB_ROUNDS:-2}"); do
     # The card's state right after the bench: SM clock, temperature, power, throttle reasons.
     nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_throttle_reasons.active \
       --format=csv > "$R/bench_${v}_${k}_gpu.txt" 2>&1
-    echo "bench $v $k: $(grep '"S":4096,"libm":"nvcc"' "$R/bench_${v}_$k.txt" | grep -o '"tc_fwd_ms":[0-9.]*,.*"tc_bwd_ms":[0-9.]*') $(grep '"S":4096,"libm":"nvcc"' "$R/bench_${v}_$k.txt" | grep -o '"tc_bwd_stored_ds_ms":[-0-9.]*')"
+    grep '"S":4096,' "$R/bench_${v}_$k.txt" | while read -r line; do  # one line a libm
+      echo "bench $v $k: $(echo "$line" | grep -o '"libm":"[a-z-]*"') $(echo "$line" | grep -o '"tc_fwd_ms":[0-9.]*,.*"tc_bwd_ms":[0-9.]*') $(echo "$line" | grep -o '"tc_bwd_stored_ds_ms":[-0-9.]*')"
+    done
     pack
   done
 done
