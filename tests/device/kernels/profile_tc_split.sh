@@ -32,7 +32,7 @@ for r in csv.DictReader(io.StringIO("\n".join(text[start:]))):
         continue
     k = re.sub(r"\(.*", "", r["Kernel Name"])
     v = float(r["Metric Value"].replace(",", ""))
-    v *= {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}[r.get("Metric Unit", "nsecond")]  # to microseconds
+    v *= {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}[r.get("Metric Unit", "ns")]  # to microseconds
     times.setdefault(k, []).append(v)
 out = {k: {"launches": len(v), "median_us": statistics.median(v), "min_us": min(v)} for k, v in times.items()}
 json.dump(out, open(sys.argv[2], "w"), indent=1)
