@@ -221,7 +221,6 @@ const Shape kCausal320{{320}, {320}, true, 2, 1, "causal 320 (key block 0 visits
 struct Grads {
   std::vector<std::uint32_t> dq, dk, dv;  // encodings
   std::vector<float> accum_k, accum_v;    // the per-head accumulators before the fold
-  bool folded_in_pass = false;            // the dK/dV pass folded the heads (§26)
 };
 
 // The reference: forward (o rounded to its dtype, lse), then the backward
@@ -317,8 +316,7 @@ struct BackwardArgs {
 // ticket order), the fold, dq's finish where the launcher runs it.
 template <int D, class L, DType In, DType OutO, DType Grad>
 Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, const std::vector<float>& lse,
-                   const std::vector<float>* acc_in, emu::Order order, BwdForm form,
-                   bool fold_counters_allowed = true) {
+                   const std::vector<float>* acc_in, emu::Order order, BwdForm form) {
   const bool two_pass = form != BwdForm::one_pass;
   const std::int64_t tq = c.p.rows(), tk = c.p.kv_rows(), hq = c.p.hq, hkv = c.p.hkv;
   const std::int64_t rows_heads = tq * hq;
@@ -342,9 +340,7 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
   }
   emu_sm90::shared_base = ac::smem4;
   auto blocks_for = [](std::int64_t n) { return static_cast<unsigned>((n + ac::kThreads - 1) / ac::kThreads); };
-  // The two-pass launcher clears no flag but the fold counters it lends from them (§26).
-  std::fill(flags.begin(), flags.end(), two_pass ? 0x7fbadbad : 0);
-  const bool fold_in_pass = two_pass && fold_counters_allowed && ac::tc_fold_counters_fit(p);
+  std::fill(flags.begin(), flags.end(), 0);
   if (tq > 0) {
     // The launcher clears dq's accumulators for the one-pass kernel only: the dq pass stores
     // every valid row's, so a poisoned workspace must not show through (launch_backward_pipeline).
@@ -355,15 +351,10 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
   if (tk > 0) {
     const std::int64_t blocks = static_cast<std::int64_t>((p.max_seqlen_k + ac::kTcKeys - 1) / ac::kTcKeys) * hq *
                                 p.num_seqs;
-    if (two_pass) {  // dK/dV (folding the heads itself when the counters fit, §26), then dq
-      if (fold_in_pass) {
-        std::fill(flags.begin(), flags.begin() + ac::tc_fold_counters_needed(p), 0);  // the launcher's memset
-        p.fold_counters = flags.data();
-      }
+    if (two_pass) {  // dK/dV, then the dq pass on the forward's grid
       emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads,
                   [&] { ac::attention_tc_bwd_kernel<D, L, In, false>(p); },
                   {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
-      p.fold_counters = nullptr;
       const emu::Dim3 grid{static_cast<unsigned>((p.max_seqlen_q + ac::kTcRows - 1) / ac::kTcRows + 1),
                            static_cast<unsigned>(p.hq), static_cast<unsigned>(p.num_seqs)};
       if (form == BwdForm::two_pass_stored_ds)
@@ -377,9 +368,8 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
                   [&] { ac::attention_tc_bwd_kernel<D, L, In, true>(p); },
                   {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
     }
-    if (!fold_in_pass)
-      emu::launch({blocks_for(tk * hkv * D), 1, 1}, ac::kThreads,
-                  [&] { ac::attention_bwd_fold_kernel<D, Grad, true>(p); }, {}, order);
+    emu::launch({blocks_for(tk * hkv * D), 1, 1}, ac::kThreads, [&] { ac::attention_bwd_fold_kernel<D, Grad, true>(p); },
+                {}, order);
   }
   // The dq pass writes every valid row's dq itself (poisoned above: a row it missed would show);
   // the finish runs after the one-pass kernel, or when no key exists (launch_backward_pipeline).
@@ -394,7 +384,6 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
   g.dv = encodings(dv, Grad);
   g.accum_k = acc_k;
   g.accum_v = acc_v;
-  g.folded_in_pass = fold_in_pass;
   return g;
 }
 
@@ -433,12 +422,7 @@ void check_backward(const Shape& s, std::uint32_t seed, emu::Order order, bool h
   // the stored D^S (§21), and the one-pass one.
   for (BwdForm form : {BwdForm::two_pass, BwdForm::two_pass_stored_ds, BwdForm::one_pass}) {
     const bool two_pass = form != BwdForm::one_pass;
-    // The two-pass form as the launcher runs it, its dK/dV pass folding the heads (§26); the
-    // stored-D^S form with the fold kernel instead, the launcher's choice when the counters do not
-    // fit: both folds checked on every shape.
-    const Grads got = run_backward<D, L, In, OutO, Grad>(c, o_bytes, lse, handover ? &acc_in : nullptr, order, form,
-                                                         form == BwdForm::two_pass);
-    CHECK(got.folded_in_pass == (form == BwdForm::two_pass));
+    const Grads got = run_backward<D, L, In, OutO, Grad>(c, o_bytes, lse, handover ? &acc_in : nullptr, order, form);
     INFO(s.tag << " D=" << D << " in=" << sk::dtype_name(In) << " grad=" << sk::dtype_name(Grad)
                << " libm=" << sa::libm_name(L::kLibm) << (handover ? " with hand-over" : "")
                << (!two_pass ? " one-pass" : form == BwdForm::two_pass ? " two-pass" : " two-pass, stored dS"));

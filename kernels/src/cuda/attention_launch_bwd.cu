@@ -12,7 +12,7 @@ namespace {
 
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
-  return launch_backward_pipeline<D, In, OutO, Grad, false>(p, stream, [&](cudaStream_t s, bool&) {
+  return launch_backward_pipeline<D, In, OutO, Grad, false>(p, stream, [&](cudaStream_t s) {
     auto main_kernel = attention_bwd_kernel<D, L, In>;
     constexpr int kBytes = BackwardSmem<D, In>::kBytes;
     cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);

@@ -15,9 +15,7 @@ namespace samebits::kernels::attention::cuda {
 
 inline unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-// launch_main(stream, folded) launches the main kernel (only when total_k > 0) and sets folded
-// when it also folds the heads into dk, dv (the tensor-core dK/dV pass with fold counters, §26):
-// then no fold kernel runs. kMainWritesDq: the main
+// launch_main(stream) launches the main kernel (only when total_k > 0). kMainWritesDq: the main
 // kernels write every valid row's finished dq, z(mul(dq_acc, scale)) rounded (the two-pass
 // tensor-core backward's dq pass), and use no flags: no clear, no finish — unless total_k = 0,
 // when no main kernel runs and dq's finish writes the cleared +0.
@@ -37,10 +35,8 @@ cudaError_t launch_backward_pipeline(const BackwardParams& p, cudaStream_t strea
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   if (p.total_k > 0) {
-    bool folded = false;
-    if ((e = launch_main(stream, folded)) != cudaSuccess) return e;
-    if (!folded)
-      attention_bwd_fold_kernel<D, Grad, kZeroRule><<<blocks_for(p.total_k * p.hkv * D), kThreads, 0, stream>>>(p);
+    if ((e = launch_main(stream)) != cudaSuccess) return e;
+    attention_bwd_fold_kernel<D, Grad, kZeroRule><<<blocks_for(p.total_k * p.hkv * D), kThreads, 0, stream>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   if (p.total_q > 0 && clear) {

@@ -79,28 +79,15 @@ struct TcDqLayout {
 template <int D>
 SAMEBITS_DEVICE_FUNC void tc_store_dq(const BackwardParams& p, const Sequence& seq, int qi0, int q_first, int q_end,
                                       int h, int row0, int quad, const float (&acc)[D / 2]) {
-  const bool paired = p.grad_dtype != DType::f32 && reinterpret_cast<std::uintptr_t>(p.dq) % 4 == 0 &&
-                      p.dq_stride.row % 2 == 0 && p.dq_stride.head % 2 == 0;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int j = row0 + 8 * r;
     if (j < q_first || j >= q_end) continue;
     const std::int64_t row = (seq.q0 + qi0 + j) * p.dq_stride.row + static_cast<std::int64_t>(h) * p.dq_stride.head;
 #pragma unroll
-    for (int i = 0; i < D / 2; i += 2) {
+    for (int i = 0; i < D / 2; ++i) {
       if ((i / 2) % 2 != r) continue;
-      // Columns c, c + 1 (c even): one 4-byte store of the two 16-bit values when the tensor
-      // allows it (paired: the same on every thread), else one store each. The same roundings.
-      const std::int64_t at = row + 8 * (i / 4) + 2 * quad;
-      const float x = zero_canonical(mul_rn(acc[i], p.scale)), y = zero_canonical(mul_rn(acc[i + 1], p.scale));
-      if (paired) {
-        const auto lo = p.grad_dtype == DType::bf16 ? f32_to_bf16(x) : f32_to_f16(x);
-        const auto hi = p.grad_dtype == DType::bf16 ? f32_to_bf16(y) : f32_to_f16(y);
-        *reinterpret_cast<std::uint32_t*>(static_cast<std::uint16_t*>(p.dq) + at) = lo | (std::uint32_t{hi} << 16);
-      } else {
-        store_from_f32(p.dq, p.grad_dtype, at, x);
-        store_from_f32(p.dq, p.grad_dtype, at + 1, y);
-      }
+      store_from_f32(p.dq, p.grad_dtype, row + 8 * (i / 4) + 2 * quad + i % 2, zero_canonical(mul_rn(acc[i], p.scale)));
     }
   }
 }

@@ -89,50 +89,6 @@ SAMEBITS_DEVICE_FUNC int* tc_dq_flag(const BackwardParams& p, std::int64_t q0, i
   return p.dq_flags + (q0 + tile) * p.hq + h;
 }
 
-// §26: the two-pass dK/dV pass's fold counters, one per (key block, sequence, kv head). The
-// launcher lends them dq_flags' int32 [total_q * hq + 1], which the two-pass backward has no other
-// use for, when it holds that many (a backward of few query rows and long keys may not: then the
-// fold kernel folds, with the same bits).
-inline std::int64_t tc_fold_counters_needed(const BackwardParams& p) {
-  return (std::int64_t{p.max_seqlen_k} + kTcKeys - 1) / kTcKeys * p.num_seqs * p.hkv;
-}
-inline bool tc_fold_counters_fit(const BackwardParams& p) {
-  return p.dq_flags != nullptr && tc_fold_counters_needed(p) <= p.total_q * p.hq + 1;
-}
-
-// §26 the head fold inside the dK/dV pass: key rows [k_first, k_first + rows) of kv head g,
-// R = A[h_0]; R = add(R, A[h_1]); ... over the group's heads in order, then dk = z(mul(R_K, scale)),
-// dv = z(R_V), each rounded once — attention_bwd_fold_kernel's operations (kZeroRule) on the same
-// accumulators, read at L2 (other blocks stored them). 16-byte loads: 4 columns a step.
-template <int D>
-SAMEBITS_DEVICE_FUNC void tc_fold_heads(const BackwardParams& p, std::int64_t k_first, int rows, int g) {
-  const int group = p.hq / p.hkv;
-  for (int e = gpu::threadIdx.x; e < rows * (D / 4); e += kTcThreads) {
-    const std::int64_t j = k_first + e / (D / 4);
-    const int d = 4 * (e % (D / 4));
-    const std::int64_t a = (j * p.hq + static_cast<std::int64_t>(g) * group) * D + d;
-    const float4 k0 = gpu::load_coherent(p.accum_k + a), v0 = gpu::load_coherent(p.accum_v + a);
-    float rk[4] = {k0.x, k0.y, k0.z, k0.w}, rv[4] = {v0.x, v0.y, v0.z, v0.w};
-    for (int hh = 1; hh < group; ++hh) {
-      const float4 k = gpu::load_coherent(p.accum_k + a + static_cast<std::int64_t>(hh) * D);
-      const float4 v = gpu::load_coherent(p.accum_v + a + static_cast<std::int64_t>(hh) * D);
-      const float ks[4] = {k.x, k.y, k.z, k.w}, vs[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        rk[c] = add_rn(rk[c], ks[c]);
-        rv[c] = add_rn(rv[c], vs[c]);
-      }
-    }
-    const std::int64_t ok = j * p.dk_stride.row + static_cast<std::int64_t>(g) * p.dk_stride.head + d;
-    const std::int64_t ov = j * p.dv_stride.row + static_cast<std::int64_t>(g) * p.dv_stride.head + d;
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      store_from_f32(p.dk, p.grad_dtype, ok + c, zero_canonical(mul_rn(rk[c], p.scale)));
-      store_from_f32(p.dv, p.grad_dtype, ov + c, zero_canonical(rv[c]));
-    }
-  }
-}
-
 // kWithDq = false: the dK/dV pass of the two-pass backward (attention_tc_bwd_dq_kernel.cuh computes
 // dq): no dS^ to shared memory, no dQ GEMM, no flags; blocks are independent, so the block index
 // is the ticket (key block 0 first: causal's heaviest).
@@ -596,26 +552,6 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       if ((i / 2) % 2 != r) continue;
       kout[8 * (i / 4) + i % 2] = ak[i];
       vout[8 * (i / 4) + i % 2] = av[i];
-    }
-  }
-
-  // §26: with fold counters (the launcher's choice), the last of the kv group's blocks of this key
-  // block — one per query head, all of which reach this point — folds the group's accumulators
-  // into dk, dv, so no fold kernel reads them back from memory. The count is an integer ticket;
-  // the fold's order is the heads' order whichever block does it. Release: every thread's stores,
-  // then its fence, then the barrier and the count; acquire: the count, the barrier, a fence.
-  if constexpr (!kWithDq) {
-    if (p.fold_counters != nullptr) {
-      gpu::fence_agent();
-      gpu::block_barrier();
-      if (tid == 0) {
-        const std::int64_t c = (static_cast<std::int64_t>(kb) * p.num_seqs + seq_index) * p.hkv + g;
-        *sTicket = gpu::fetch_add_agent(p.fold_counters + c, 1);
-      }
-      gpu::block_barrier();
-      if (*sTicket != p.hq / p.hkv - 1) return;
-      gpu::fence_agent();
-      tc_fold_heads<D>(p, seq.k0 + key0, valid_keys, g);
     }
   }
 }

@@ -17,7 +17,7 @@ namespace {
 
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
-  return launch_backward_pipeline<D, In, OutO, Grad, true, kTcBwdTwoPass>(p, stream, [&](cudaStream_t s, bool& folded) {
+  return launch_backward_pipeline<D, In, OutO, Grad, true, kTcBwdTwoPass>(p, stream, [&](cudaStream_t s) {
     auto main_kernel = attention_tc_bwd_kernel<D, L, In, !kTcBwdTwoPass>;
     constexpr int kBytes = TcBwdLayout<D>::kBytes;
     cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
@@ -26,16 +26,7 @@ cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
     const std::int64_t blocks =
         static_cast<std::int64_t>((p.max_seqlen_k + kTcKeys - 1) / kTcKeys) * p.hq * p.num_seqs;
     if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    // §26: the two-pass dK/dV pass folds the heads itself when dq_flags can lend it the counters.
-    BackwardParams q = p;
-    q.fold_counters = nullptr;  // a caller's value is never used
-    if (kTcBwdTwoPass && tc_fold_counters_fit(p)) {
-      q.fold_counters = p.dq_flags;
-      e = cudaMemsetAsync(q.fold_counters, 0, static_cast<std::size_t>(tc_fold_counters_needed(p)) * sizeof(std::int32_t), s);
-      if (e != cudaSuccess) return e;
-      folded = true;
-    }
-    main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, s>>>(q);
+    main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, s>>>(p);
     if ((e = cudaGetLastError()) != cudaSuccess || !kTcBwdTwoPass) return e;
     // The dq pass: the forward's grid (query tiles of 128 positions, heaviest first; one more
     // tile than max_seqlen_q needs, for sequences whose first row is not a tile's first) —

@@ -90,12 +90,6 @@ struct BackwardParams : ProblemParams {
   // the blocks' ticket counter). Cleared by the launcher on the stream.
   float* dq_accum = nullptr;
   std::int32_t* dq_flags = nullptr;
-  // Set by the sm90-tensor-core launcher on its own copy, never by a caller
-  // (its entry points overwrite it): int32 counters, one per (key block,
-  // sequence, kv head), cleared on the stream — the two-pass dK/dV kernel's
-  // last block of a kv group then folds the group's heads itself, exactly as
-  // the fold kernel would (attention-tc.md §26). Null: the fold kernel does.
-  std::int32_t* fold_counters = nullptr;
   // Context-parallel hand-over (§5, §8): when given, the accumulators start
   // from these [total_k, hq, D] values instead of +0 (they may equal
   // accum_k/accum_v: each element is read once, then written by the same
