@@ -4,10 +4,11 @@
 //
 // The chain is sequential, so one thread reads its whole row. When both
 // tensors' bases and strides allow it (vector_readable: the same answer on
-// every thread), it reads them in 16-byte words; element loads otherwise. Either way the same operands enter the same chain:
-// the same bits. (Element loads — 2-byte loads 256 bytes apart across a warp,
-// a few in flight a thread — took 137 us at Qwen3-8B's S = 4096 on an H100,
-// 11 % of the tensor-core backward, for 64 MB: attention-tc.md §26.)
+// every thread), it reads them in 16-byte words; element loads otherwise.
+// Either way the same operands enter the same chain: the same bits. (Element
+// loads alone — 2-byte loads 256 bytes apart across a warp, a few in flight a
+// thread — took 137 us at Qwen3-8B's S = 4096 on an H100, 11 % of the
+// tensor-core backward, for 64 MB; words: 39 us. attention-tc.md §26.)
 #pragma once
 
 #include "attention_common.cuh"
