@@ -19,9 +19,8 @@
 set -u
 cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/out}
-mkdir -p "$out" build-device v/D
-tar xJf .devcarry/evidence.tar.xz -C build-device
-cp build-device/attention_tc_check build-device/libsamebits_kernels.so v/D/
+mkdir -p "$out"
+bash tests/device/kernels/unpack_bundle.sh || exit 2
 if [ "${PROFILE_EVIDENCE:-1}" = 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   # All five steps take longer than one call: kernels, torch and golden first (the bits, the
   # times beside SDPA, CI's golden data); PROFILE_EVIDENCE_STEPS="model sanitizers" in a second.
