@@ -952,19 +952,18 @@ int main(int argc, char** argv) {
       opt.bench_libms.clear();
       if (v == "both") opt.bench_libms = {sa::Libm::nvcc, sa::Libm::cr};
       else if (v == "all") opt.bench_libms = {sa::Libm::nvcc, sa::Libm::nvcc_fast, sa::Libm::cr};
-      // A comma list (the named sets above excepted): every item, not only the first.
-      for (std::size_t at = 0; v != "both" && v != "all" && at <= v.size();) {
-        const std::size_t end = std::min(v.find(',', at), v.size());
-        sa::Libm l{};
-        if (!sa::libm_from_name(v.substr(at, end - at), l)) {
-          std::fprintf(stderr, "--bench-libms: \"%s\" is none of nvcc, cr, nvcc-fast (or a comma list of them), both, all\n",
-                       v.substr(at, end - at).c_str());
-          return 2;
+      else  // a comma list: every item
+        for (std::size_t at = 0; at <= v.size();) {
+          const std::size_t end = std::min(v.find(',', at), v.size());
+          sa::Libm l{};
+          if (!sa::libm_from_name(v.substr(at, end - at), l)) {
+            std::fprintf(stderr, "--bench-libms: \"%s\" is none of nvcc, cr, nvcc-fast (or a comma list of them), both, all\n",
+                         v.substr(at, end - at).c_str());
+            return 2;
+          }
+          opt.bench_libms.push_back(l);
+          at = end + 1;
         }
-        opt.bench_libms.push_back(l);
-        if (end == v.size()) break;
-        at = end + 1;
-      }
     } else if (a == "--help" || a == "-h") {
       std::printf("usage: attention_tc_check [--quick] [--sections layout,grid,invariance,errors,bench] [--filter S]\n"
                   "                          [--out DIR] [--threads N] [--bench-reps N]\n"
