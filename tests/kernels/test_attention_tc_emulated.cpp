@@ -21,10 +21,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "samebits/gpu/emulator.hpp"
@@ -110,6 +112,24 @@ struct Out {
   std::vector<std::uint32_t> o, lse;  // encodings
 };
 
+// §27: the TMA maps the launchers pass (on), none (off: every tile by cp.async), or the pairs'
+// maps swapped (K's for V's, Q's for dO's: the negative control that shows the boxes are read).
+enum class TmaMode { on, off, swapped };
+TmaMode g_tma = TmaMode::on;
+ac::TcMaps tc_maps(const sa::ForwardParams& p) {
+  ac::TcMaps m = ac::tc_forward_maps(p, g_tma != TmaMode::off);
+  if (g_tma == TmaMode::swapped) std::swap(m.k, m.v);
+  return m;
+}
+ac::TcMaps tc_maps(const sa::BackwardParams& p) {
+  ac::TcMaps m = ac::tc_backward_maps(p, g_tma != TmaMode::off);
+  if (g_tma == TmaMode::swapped) {
+    std::swap(m.k, m.v);
+    std::swap(m.q, m.dout);
+  }
+  return m;
+}
+
 // attention_tc_launch_fwd.cu's grid, run by the emulator.
 // The problem's fields of case c, as the kernels' launchers receive them (forward and backward).
 template <int D, DType In, class L>
@@ -149,7 +169,8 @@ Out run_kernel(const Case& c, emu::Order order) {
   emu_sm90::shared_base = ac::smem4;
   const emu::Dim3 grid{static_cast<unsigned>((p.max_seqlen_q + ac::kTcRows - 1) / ac::kTcRows + 1),
                        static_cast<unsigned>(p.hq), static_cast<unsigned>(p.num_seqs)};
-  emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_forward_kernel<D, L, In, OutT>(p); },
+  const ac::TcMaps maps = tc_maps(p);
+  emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_forward_kernel<D, L, In, OutT>(p, maps); },
               {{ac::smem4, static_cast<std::size_t>(ac::TcFwdLayout<D>::kBytes)}}, order);
   Out r;
   r.o.resize(nq);
@@ -338,6 +359,7 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
     ds_ws.assign(static_cast<std::size_t>(p.ds_workspace_bytes / 16), poison);
     p.ds_workspace = ds_ws.data();
   }
+  const ac::TcMaps maps = tc_maps(p);
   emu_sm90::shared_base = ac::smem4;
   auto blocks_for = [](std::int64_t n) { return static_cast<unsigned>((n + ac::kThreads - 1) / ac::kThreads); };
   std::fill(flags.begin(), flags.end(), 0);
@@ -353,19 +375,19 @@ Grads run_backward(const Case& c, const std::vector<unsigned char>& o_bytes, con
                                 p.num_seqs;
     if (two_pass) {  // dK/dV, then the dq pass on the forward's grid
       emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads,
-                  [&] { ac::attention_tc_bwd_kernel<D, L, In, false>(p); },
+                  [&] { ac::attention_tc_bwd_kernel<D, L, In, false>(p, maps); },
                   {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
       const emu::Dim3 grid{static_cast<unsigned>((p.max_seqlen_q + ac::kTcRows - 1) / ac::kTcRows + 1),
                            static_cast<unsigned>(p.hq), static_cast<unsigned>(p.num_seqs)};
       if (form == BwdForm::two_pass_stored_ds)
-        emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_bwd_dq_stored_kernel<D, In>(p); },
+        emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_bwd_dq_stored_kernel<D, In>(p, maps); },
                     {{ac::smem4, static_cast<std::size_t>(ac::TcDqStoredLayout<D>::kBytes)}}, order);
       else
-        emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_bwd_dq_kernel<D, L, In>(p); },
+        emu::launch(grid, ac::kTcFwdThreads, [&] { ac::attention_tc_bwd_dq_kernel<D, L, In>(p, maps); },
                     {{ac::smem4, static_cast<std::size_t>(ac::TcDqLayout<D>::kBytes)}}, order);
     } else {
       emu::launch({static_cast<unsigned>(blocks), 1, 1}, ac::kTcThreads,
-                  [&] { ac::attention_tc_bwd_kernel<D, L, In, true>(p); },
+                  [&] { ac::attention_tc_bwd_kernel<D, L, In, true>(p, maps); },
                   {{ac::smem4, static_cast<std::size_t>(ac::TcBwdLayout<D>::kBytes)}}, order);
     }
     emu::launch({blocks_for(tk * hkv * D), 1, 1}, ac::kThreads, [&] { ac::attention_bwd_fold_kernel<D, Grad, true>(p); },
@@ -614,4 +636,99 @@ TEST_CASE("tc kernels emulated == reference under the zero rules the H100 measur
   check_backward<128, ac::CrExpLog, DType::bf16, DType::bf16, DType::f32>(kCausal130, 34, emu::Order::forward, false,
                                                                             &measured);
   emu_sm90::params = sa::tc::kHardwareParams;
+}
+
+// §27: whole tiles by TMA (tensor maps), the others by cp.async — the same bits. Every test above
+// runs with the maps (g_tma = on); here the box count shows the TMA path ran, the same cases
+// without maps equal the reference too, and swapped maps (K's box read for V, Q's for dO) break
+// the bits: the boxes are what the kernels compute from.
+TEST_CASE("tc kernels emulated: TMA boxes for whole tiles, cp.async for the rest, the same bits", "[tc][emulated][tma]") {
+  use_model();
+  // kLong: 600 and 560 keys (4 whole key blocks each, a partial fifth), 70 and 40 query rows
+  // (tiles straddling the sequence's ends); kCausal320: 5 whole 64-row tiles.
+  emu_sm90::tma_boxes = 0;
+  check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 51, emu::Order::shuffled);
+  CHECK(emu_sm90::tma_boxes > 0);
+  emu_sm90::tma_boxes = 0;
+  check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 52, emu::Order::shuffled);
+  CHECK(emu_sm90::tma_boxes > 0);
+
+  g_tma = TmaMode::off;
+  emu_sm90::tma_boxes = 0;
+  check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 51, emu::Order::shuffled);
+  check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 52, emu::Order::shuffled);
+  CHECK(emu_sm90::tma_boxes == 0);
+
+  // Negative control: swapped maps.
+  g_tma = TmaMode::swapped;
+  {
+    const Case c = make_case(kLong, 128, DType::bf16, 51);
+    const Out want = reference(c, Libm::nvcc, DType::bf16);
+    const Out got = run_kernel<128, ac::NvccExpLog, DType::bf16, DType::bf16>(c, emu::Order::forward);
+    CHECK(mismatches(got.o, want.o) > 0);
+  }
+  {
+    const Case c = make_case(kCausal320, 64, DType::bf16, 52);
+    std::vector<float> o(c.qf.size()), lse(static_cast<std::size_t>(c.p.rows() * c.p.hq));
+    sa::reference_forward(Libm::nvcc, c.p, c.qf.data(), c.kf.data(), c.vf.data(), o.data(), lse.data(), 2);
+    std::vector<unsigned char> o_bytes(o.size() * 2);
+    std::vector<float> o_stored(o.size());
+    for (std::size_t i = 0; i < o.size(); ++i) {
+      sk::store_from_f32(o_bytes.data(), DType::bf16, static_cast<std::int64_t>(i), o[i]);
+      o_stored[i] = sk::load_as_f32(o_bytes.data(), DType::bf16, static_cast<std::int64_t>(i));
+    }
+    const Grads want = reference_grads(c, Libm::nvcc, DType::bf16, o_stored, lse, nullptr);
+    for (BwdForm form : {BwdForm::two_pass, BwdForm::two_pass_stored_ds}) {
+      const Grads got = run_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(
+          c, o_bytes, lse, nullptr, emu::Order::forward, form);
+      INFO((form == BwdForm::two_pass ? "two-pass" : "two-pass, stored dS"));
+      CHECK(mismatches(got.dk, want.dk) > 0);
+      CHECK(mismatches(got.dv, want.dv) > 0);
+      CHECK(mismatches(got.dq, want.dq) > 0);
+    }
+  }
+  g_tma = TmaMode::on;
+}
+
+TEST_CASE("tc TMA maps: made for aligned tensors, refused by name otherwise", "[tc][tma]") {
+  namespace gpu = samebits::gpu;
+  alignas(16) static std::uint16_t buf[4 * 2 * 128 + 8];
+  gpu::TensorMap m;
+  // [4 rows, 2 heads, 128] contiguous: made.
+  CHECK(ac::tc_tile_map(m, buf, sa::Strides{256, 128}, 4, 2, 128, 64));
+  // A base 2 bytes off 16-byte alignment, a row stride of 129 elements, a box of 300 rows, a d
+  // of 96 (not whole 64-element rows): refused (the kernels then copy by cp.async).
+  gpu::TensorMapShape s;
+  s.base = buf;
+  s.dims[0] = 128;
+  s.dims[1] = 2;
+  s.dims[2] = 4;
+  s.strides[0] = 256;
+  s.strides[1] = 512;
+  s.box[0] = 64;
+  s.box[1] = 1;
+  s.box[2] = 64;
+  CHECK(gpu::tensor_map_refusal(s) == nullptr);
+  gpu::TensorMapShape bad = s;
+  bad.base = buf + 1;
+  CHECK(std::string(gpu::tensor_map_refusal(bad)).find("16-byte aligned") != std::string::npos);
+  bad = s;
+  bad.strides[1] = 258;
+  CHECK(std::string(gpu::tensor_map_refusal(bad)).find("multiple of 16") != std::string::npos);
+  bad = s;
+  bad.box[2] = 300;
+  CHECK(std::string(gpu::tensor_map_refusal(bad)).find("box extent") != std::string::npos);
+  bad = s;
+  bad.dims[0] = 96;
+  CHECK(std::string(gpu::tensor_map_refusal(bad)).find("64-element") != std::string::npos);
+  CHECK_FALSE(ac::tc_tile_map(m, buf + 1, sa::Strides{256, 128}, 4, 2, 128, 64));
+  CHECK_FALSE(ac::tc_tile_map(m, buf, sa::Strides{256, 128}, 0, 2, 128, 64));  // no rows
+  CHECK_FALSE(ac::tc_tile_map(m, buf, sa::Strides{256, 128}, std::int64_t{1} << 31, 2, 128, 64));  // coordinates are int32
+  // SAMEBITS_TC_TMA=0 turns the maps off (the A/B switch); anything else leaves them on.
+  ::setenv("SAMEBITS_TC_TMA", "0", 1);
+  CHECK_FALSE(ac::tc_tma_enabled());
+  ::setenv("SAMEBITS_TC_TMA", "1", 1);
+  CHECK(ac::tc_tma_enabled());
+  ::unsetenv("SAMEBITS_TC_TMA");
+  CHECK(ac::tc_tma_enabled());
 }

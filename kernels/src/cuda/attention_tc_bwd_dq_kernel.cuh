@@ -93,7 +93,8 @@ SAMEBITS_DEVICE_FUNC void tc_store_dq(const BackwardParams& p, const Sequence& s
 }
 
 template <int D, class L, DType In>
-SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_dq_kernel(const BackwardParams p) {
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_dq_kernel(
+    const BackwardParams p, const SAMEBITS_GRID_CONSTANT TcMaps maps) {
   using Ly = TcDqLayout<D>;
   using Tile = typename Ly::Tile;
   constexpr auto kFmt = tc::format_of(In);
@@ -128,7 +129,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
   // The producer: K, V of block b into stage b % 2 (the forward's tc_produce_kv).
   if (wg == kTcWarpgroups) {
     gpu::setmaxnreg_dec<kTcDqProducerRegs>();
-    tc_produce_kv<D, Ly::kStages>(p, seq, g, blocks, smem + Ly::kStage0, Ly::kStageBytes, bar(Ly::kFull, 0),
+    tc_produce_kv<D, Ly::kStages>(p, maps, seq, g, blocks, smem + Ly::kStage0, Ly::kStageBytes, bar(Ly::kFull, 0),
                                   bar(Ly::kEmpty, 0));
     return;
   }

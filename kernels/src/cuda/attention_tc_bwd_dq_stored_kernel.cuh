@@ -49,10 +49,12 @@ struct TcDqStoredLayout {
   static_assert(kStageBytes % 1024 == 0 && kDsBytes % 1024 == 0, "swizzled tiles start 1024-aligned");
   static_assert(kBytes <= 227 * 1024, "the stages fit an sm_90 block's shared memory");
   static_assert(kFull <= (1 << 18), "stage offsets step a descriptor's 14-bit address field");
+  static_assert(kDsBytes == tc_tma_tile_bytes<64, kTcKeys>, "one D^S tile is one TMA box of 128 rows of 128 bytes");
 };
 
 template <int D, DType In>
-SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_dq_stored_kernel(const BackwardParams p) {
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_dq_stored_kernel(
+    const BackwardParams p, const SAMEBITS_GRID_CONSTANT TcMaps maps) {
   using Ly = TcDqStoredLayout<D>;
   using Tile = typename Ly::Tile;
   constexpr auto kFmt = tc::format_of(In);
@@ -83,16 +85,43 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     // The producer: K of block b and the D^S tiles (b, 2t), (b, 2t + 1) into stage b % kStages
     // once every consumer warp is done with block b - kStages there.
     gpu::setmaxnreg_dec<kTcDqStoredProducerRegs>();
+    // By TMA (§27), issued by the producer's first thread after expecting their bytes: K when the
+    // block is whole (128 keys of the sequence), a D^S tile when it was written; the rest by
+    // cp.async (zero rows, zero tiles). Every thread arrives on full either way.
     const int u_seq0 = floor_div(a0, kTcBwdRows), u_last = floor_div(a0 + seq.lq - 1, kTcBwdRows);
+    const bool issuer = tid % kTcProducerThreads == 0;
     for (int b = 0; b < blocks; ++b) {
       const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
       if (b >= Ly::kStages) gpu::mbarrier_wait(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
       char* dst = smem + Ly::kStage0 + st * Ly::kStageBytes;
-      tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+      const std::int64_t row0 = seq.k0 + std::int64_t{b} * kTcKeys;
       // The dK/dV pass of block b wrote tiles u_first(b) .. u_last (its a_first, §6).
       const int u_first = floor_div(p.causal ? gpu::max_int(a0, b * kTcKeys) : a0, kTcBwdRows);
+      auto written = [&](int w) { return 2 * t + w >= u_first && 2 * t + w <= u_last; };
+      const bool k_tma = maps.kv && end == kTcKeys;
+      bool ds_tma[kTcWarpgroups];
+      std::uint32_t tx = k_tma ? tc_tma_tile_bytes<D, kTcKeys> : 0u;
 #pragma unroll
       for (int w = 0; w < kTcWarpgroups; ++w) {
+        ds_tma[w] = maps.ds_tiles && written(w);
+        if (ds_tma[w]) tx += Ly::kDsBytes;
+      }
+      if (issuer && tx > 0) {
+        gpu::fence_proxy_async_shared();  // the stage's earlier cp.async writes before TMA's
+        gpu::mbarrier_expect_tx(bar(Ly::kFull, st), tx);
+        if (k_tma) tc_tma_tile<D, kTcKeys>(dst, maps.k, row0, g, bar(Ly::kFull, st));
+#pragma unroll
+        for (int w = 0; w < kTcWarpgroups; ++w)
+          if (ds_tma[w]) {
+            const std::int64_t tile = (tc_ds_tile(p, seq_index, 2 * t + w - u_seq0, b, h) -
+                                       static_cast<const char*>(p.ds_workspace)) / TcDsTile::kBytes;
+            tc_tma_tile<64, kTcKeys>(dst + Tile::kBytes + w * Ly::kDsBytes, maps.ds, tile * kTcKeys, 0, bar(Ly::kFull, st));
+          }
+      }
+      if (!k_tma) tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(dst, p.k, p.k_stride, row0, 0, end, g);
+#pragma unroll
+      for (int w = 0; w < kTcWarpgroups; ++w) {
+        if (ds_tma[w]) continue;
         const int u = 2 * t + w;
         const bool written = u >= u_first && u <= u_last;
         const char* src = written ? tc_ds_tile(p, seq_index, u - u_seq0, b, h) : static_cast<const char*>(p.ds_workspace);

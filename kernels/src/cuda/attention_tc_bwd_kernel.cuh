@@ -45,6 +45,7 @@ inline constexpr int kTcBwdGroups = kTcBwdRows / tc::kRowGroup;
 static_assert(kTcBwdRows % tc::kRowGroup == 0, "a tile is whole 16-row groups (§6)");
 static_assert(kTcKeys % kTcBwdRows == 0, "a causal block's first attending position starts a tile");
 static_assert(kTcKeys == 2 * kTcWgRows, "two warpgroups of 64 keys make a key block");
+static_assert(kTcMapQueryRows == kTcBwdRows, "the Q, dO maps' box is one query tile");
 
 // Shared memory, every operand tile 128-byte swizzled (TcSwTile, as the
 // forward's) from a 1024-aligned base (kBytes has the alignment's slack).
@@ -93,7 +94,8 @@ SAMEBITS_DEVICE_FUNC int* tc_dq_flag(const BackwardParams& p, std::int64_t q0, i
 // dq): no dS^ to shared memory, no dQ GEMM, no flags; blocks are independent, so the block index
 // is the ticket (key block 0 first: causal's heaviest).
 template <int D, class L, DType In, bool kWithDq = true>
-SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kernel(const BackwardParams p) {
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kernel(
+    const BackwardParams p, const SAMEBITS_GRID_CONSTANT TcMaps maps) {
   using Bl = TcBwdLayout<D>;
   constexpr auto kFmt = tc::format_of(In);
   constexpr int kAcc = D / 2;         // dK, dV registers (m64nD)
@@ -196,10 +198,22 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     tc_stage_tile_sw_unrolled<D, kTcBwdRows>(sQ(buf), p.q, p.q_stride, seq.q0 + qi0, first, end, h);
     tc_stage_tile_sw_unrolled<D, kTcBwdRows>(sDo(buf), p.dout, p.dout_stride, seq.q0 + qi0, first, end, h);
   };
-  // The dK/dV pass copies lse and delta with Q and dO (4-byte cp.async, +0 outside the sequence).
+  // The dK/dV pass copies lse and delta with Q and dO (4-byte cp.async, +0 outside the sequence);
+  // Q and dO of a tile whose 64 rows all lie in the sequence by TMA when the maps exist (§27):
+  // thread 0 expects their bytes on the stage's full barrier and issues the boxes, and every
+  // thread's arrival on full follows (copy_async_mbarrier_arrive), as for cp.async.
   auto stage_tile = [&](int u, int buf) {
-    stage_q(u, buf);
     const int qi0 = u * kTcBwdRows - a0;
+    if (maps.q_dout && qi0 >= 0 && qi0 + kTcBwdRows <= seq.lq) {
+      if (tid == 0) {
+        gpu::fence_proxy_async_shared();  // the stage's earlier cp.async writes before TMA's
+        gpu::mbarrier_expect_tx(full + buf, 2 * tc_tma_tile_bytes<D, kTcBwdRows>);
+        tc_tma_tile<D, kTcBwdRows>(sQ(buf), maps.q, seq.q0 + qi0, h, full + buf);
+        tc_tma_tile<D, kTcBwdRows>(sDo(buf), maps.dout, seq.q0 + qi0, h, full + buf);
+      }
+    } else {
+      stage_q(u, buf);
+    }
     if (tid < 2 * kTcBwdRows) {
       const int r = tid % kTcBwdRows, i = qi0 + r;
       const bool ok = i >= 0 && i < seq.lq;

@@ -52,6 +52,7 @@
 #include <type_traits>
 
 #include "attention_common.cuh"
+#include "attention_tc_maps.hpp"
 #include "samebits/gpu/tensor_core.hpp"
 #include "samebits/kernels/attention/tensor_core.hpp"
 
@@ -171,6 +172,20 @@ SAMEBITS_DEVICE_FUNC void tc_stage_tile_sw_unrolled(char* dst, const void* base,
   }
 }
 
+// A [kRows x D] tile by TMA (§27): D/64 boxes of [kRows x 64], each landing as one panel of
+// TcSwTile (the 128-byte swizzle both describe), rows row0 .. row0 + kRows - 1 of head h, their
+// bytes completing on bar. One thread issues it, after expecting the bytes (tc_tma_tile_bytes).
+template <int D, int kRows>
+SAMEBITS_DEVICE_FUNC void tc_tma_tile(char* dst, const gpu::TensorMap& map, std::int64_t row0, int h, std::uint64_t* bar) {
+  using T = TcSwTile<D, kRows>;
+#pragma unroll
+  for (int panel = 0; panel < D / 64; ++panel)
+    gpu::tma_load_3d(dst + panel * T::kPanelBytes, &map, 64 * panel, h, static_cast<int>(row0), bar);
+}
+template <int D, int kRows>
+inline constexpr std::uint32_t tc_tma_tile_bytes = TcSwTile<D, kRows>::kBytes;
+static_assert(kTcMapKeyRows == kTcKeys, "the K, V maps' box is one key block");
+
 // The forward's shared memory: Q [128 x D] and three K, V stages, swizzled
 // tiles from a 1024-aligned base (kBytes has the alignment's slack).
 template <int D>
@@ -211,17 +226,31 @@ SAMEBITS_DEVICE_FUNC void tc_init_stage_barriers(std::uint64_t* full, std::uint6
 // The producer's loop: K, V of key block b (rows past the sequence's end zero-filled, §11.1)
 // into stage b % kStages once every consumer warp is done with block b - kStages there (its
 // empty phase b / kStages - 1), announced on full when the copies land. P: ForwardParams or
-// BackwardParams (k, v and their strides).
+// BackwardParams (k, v and their strides). A whole block (128 keys of the sequence) comes by TMA
+// when the maps exist (§27): the producer's first thread expects its bytes on full and issues
+// the boxes; every thread still arrives on full (its cp.async arrival, none pending), so the
+// phase needs the same arrivals either way and completes once the bytes have landed too.
 template <int D, int kStages, class P>
-SAMEBITS_DEVICE_FUNC void tc_produce_kv(const P& p, const Sequence& seq, int g, int blocks, char* stage0, int stage_bytes,
-                                        std::uint64_t* full, std::uint64_t* empty) {
+SAMEBITS_DEVICE_FUNC void tc_produce_kv(const P& p, const TcMaps& maps, const Sequence& seq, int g, int blocks,
+                                        char* stage0, int stage_bytes, std::uint64_t* full, std::uint64_t* empty) {
   using Tile = TcSwTile<D, kTcKeys>;
+  const bool issuer = gpu::threadIdx.x % kTcProducerThreads == 0;
   for (int b = 0; b < blocks; ++b) {
     const int st = b % kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
     if (b >= kStages) gpu::mbarrier_wait(empty + st, (b / kStages - 1) & 1);
     char* k_dst = stage0 + st * stage_bytes;
-    tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(k_dst, p.k, p.k_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
-    tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(k_dst + Tile::kBytes, p.v, p.v_stride, seq.k0 + std::int64_t{b} * kTcKeys, 0, end, g);
+    const std::int64_t row0 = seq.k0 + std::int64_t{b} * kTcKeys;
+    if (maps.kv && end == kTcKeys) {
+      if (issuer) {
+        gpu::fence_proxy_async_shared();  // the stage's earlier cp.async writes before TMA's
+        gpu::mbarrier_expect_tx(full + st, 2 * tc_tma_tile_bytes<D, kTcKeys>);
+        tc_tma_tile<D, kTcKeys>(k_dst, maps.k, row0, g, full + st);
+        tc_tma_tile<D, kTcKeys>(k_dst + Tile::kBytes, maps.v, row0, g, full + st);
+      }
+    } else {
+      tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(k_dst, p.k, p.k_stride, row0, 0, end, g);
+      tc_stage_tile_sw_unrolled<D, kTcKeys, kTcProducerThreads>(k_dst + Tile::kBytes, p.v, p.v_stride, row0, 0, end, g);
+    }
     gpu::copy_async_mbarrier_arrive(full + st);
   }
   gpu::copy_async_wait<0>();  // no copy outlives the thread
@@ -232,7 +261,8 @@ SAMEBITS_DEVICE_FUNC void tc_produce_kv(const P& p, const Sequence& seq, int g, 
 #endif
 
 template <int D, class L, DType In, DType Out>
-SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forward_kernel(const ForwardParams p) {
+SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forward_kernel(
+    const ForwardParams p, const SAMEBITS_GRID_CONSTANT TcMaps maps) {
   using Ly = TcFwdLayout<D>;
   using Tile = typename Ly::Tile;
   constexpr auto kFmt = tc::format_of(In);
@@ -276,7 +306,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
   // The producer: K, V of block b into stage b % 3 (tc_produce_kv).
   if (wg == kTcWarpgroups) {
     gpu::setmaxnreg_dec<kTcProducerRegs>();
-    tc_produce_kv<D, Ly::kStages>(p, seq, g, blocks, smem + Ly::kStage0, Ly::kStageBytes, bar(Ly::kFull, 0),
+    tc_produce_kv<D, Ly::kStages>(p, maps, seq, g, blocks, smem + Ly::kStage0, Ly::kStageBytes, bar(Ly::kFull, 0),
                                   bar(Ly::kEmpty, 0));
     return;
   }

@@ -18,6 +18,8 @@ namespace {
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
   return launch_backward_pipeline<D, In, OutO, Grad, true, kTcBwdTwoPass>(p, stream, [&](cudaStream_t s) {
+    // Whole tiles by TMA when the maps can be made (attention_tc_maps.hpp), else cp.async.
+    const TcMaps maps = tc_backward_maps(p, tc_tma_enabled());
     auto main_kernel = attention_tc_bwd_kernel<D, L, In, !kTcBwdTwoPass>;
     constexpr int kBytes = TcBwdLayout<D>::kBytes;
     cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
@@ -26,7 +28,7 @@ cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
     const std::int64_t blocks =
         static_cast<std::int64_t>((p.max_seqlen_k + kTcKeys - 1) / kTcKeys) * p.hq * p.num_seqs;
     if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, s>>>(p);
+    main_kernel<<<static_cast<unsigned>(blocks), kTcThreads, kBytes, s>>>(p, maps);
     if ((e = cudaGetLastError()) != cudaSuccess || !kTcBwdTwoPass) return e;
     // The dq pass: the forward's grid (query tiles of 128 positions, heaviest first; one more
     // tile than max_seqlen_q needs, for sequences whose first row is not a tile's first) —
@@ -38,14 +40,14 @@ cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
       constexpr int kDqBytes = TcDqStoredLayout<D>::kBytes;
       if ((e = cudaFuncSetAttribute(dq_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kDqBytes)) != cudaSuccess)
         return e;
-      dq_kernel<<<grid, kTcFwdThreads, kDqBytes, s>>>(p);
+      dq_kernel<<<grid, kTcFwdThreads, kDqBytes, s>>>(p, maps);
       return cudaGetLastError();
     }
     auto dq_kernel = attention_tc_bwd_dq_kernel<D, L, In>;
     constexpr int kDqBytes = TcDqLayout<D>::kBytes;
     if ((e = cudaFuncSetAttribute(dq_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kDqBytes)) != cudaSuccess)
       return e;
-    dq_kernel<<<grid, kTcFwdThreads, kDqBytes, s>>>(p);
+    dq_kernel<<<grid, kTcFwdThreads, kDqBytes, s>>>(p, maps);
     return cudaGetLastError();
   });
 }

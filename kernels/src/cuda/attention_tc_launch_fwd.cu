@@ -16,7 +16,8 @@ cudaError_t launch(const ForwardParams& p, cudaStream_t stream) {
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
   if (e != cudaSuccess) return e;
   const dim3 grid((p.max_seqlen_q + kTcRows - 1) / kTcRows + 1, p.hq, p.num_seqs);
-  kernel<<<grid, kTcFwdThreads, kBytes, stream>>>(p);
+  // Whole key blocks by TMA when the maps can be made (attention_tc_maps.hpp), else cp.async.
+  kernel<<<grid, kTcFwdThreads, kBytes, stream>>>(p, tc_forward_maps(p, tc_tma_enabled()));
   return cudaGetLastError();
 }
 

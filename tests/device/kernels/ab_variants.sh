@@ -25,16 +25,22 @@ pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }  # aft
 # call cut off by its time limit still returns what ran
 # A variant already unpacked under v/NAME (e.g. from one bundle holding several
 # variants: xz -9e's 64 MiB dictionary stores their shared kernels once) is used as is.
-for v in "$@"; do
+# A variant NAME:VAR=VALUE is build NAME run with VAR=VALUE in its environment (the bench only):
+# e.g. D:SAMEBITS_TC_TMA=0, main's kernels with every tile copied by cp.async (attention-tc.md §27).
+for spec in "$@"; do
+  v=${spec%%:*}
   [ -x "v/$v/attention_tc_check" ] && continue
   mkdir -p "v/$v" && tar xJf ".devcarry/$v-check.tar.xz" -C "v/$v" || { echo "no bundle $v" >&2; exit 2; }
 done
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader | tee "$R/gpu.txt"
 for k in $(seq 1 "${AB_ROUNDS:-2}"); do
-  for v in "$@"; do
+  for spec in "$@"; do
+    b=${spec%%:*} env=()
+    [ "$b" != "$spec" ] && env=("${spec#*:}")
+    v=${spec//[:=]/_}
     mkdir -p "$R/bench_${v}_$k"
     # shellcheck disable=SC2086
-    timeout 120 "v/$v/attention_tc_check" --sections bench --bench-reps 20 ${AB_BENCH_ARGS:---bench-seqlens 2048,4096,8192 --bench-libms nvcc} \
+    timeout 120 env "${env[@]}" "v/$b/attention_tc_check" --sections bench --bench-reps 20 ${AB_BENCH_ARGS:---bench-seqlens 2048,4096,8192 --bench-libms nvcc} \
       --out "$R/bench_${v}_$k" > "$R/bench_${v}_$k.txt" 2>&1
     # The card's state right after the bench: SM clock, temperature, power, throttle reasons.
     nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_throttle_reasons.active \
@@ -46,6 +52,8 @@ for k in $(seq 1 "${AB_ROUNDS:-2}"); do
   done
 done
 shift
+for spec in "$@"; do [ "${spec%%:*}" = "$spec" ] || { echo "ab_variants.sh: no check for $spec (an environment variant)"; }; done
+set -- $(for spec in "$@"; do [ "${spec%%:*}" = "$spec" ] && echo "$spec"; done)
 [ "${AB_CHECK:-quick}" = none ] && set --  # speed probes whose bits are not the contract's: no check
 for v in "$@"; do
   mkdir -p "$R/check_$v"

@@ -33,6 +33,10 @@
 //                      AMD gets the first only (amdgpu_flat_work_group_size
 //                      1..max_threads): its occupancy hint counts waves per
 //                      SIMD, another quantity.
+//   SAMEBITS_GRID_CONSTANT
+//                      a kernel argument read in place from the parameter space (CUDA's
+//                      __grid_constant__): what a TMA tensor map argument needs, its address
+//                      being what the copy instruction takes. Nothing elsewhere.
 #if defined(__clang__) && (defined(SAMEBITS_LANG_HIP) || defined(__CUDA__))
 #  define SAMEBITS_KERNEL extern "C++" __attribute__((global))
 #  define SAMEBITS_GLOBAL __attribute__((global))
@@ -42,11 +46,13 @@
 #  else
 #    define SAMEBITS_LAUNCH_BOUNDS(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #  endif
+#  define SAMEBITS_GRID_CONSTANT
 #elif defined(SAMEBITS_LANG_CUDA)
 #  define SAMEBITS_KERNEL __global__
 #  define SAMEBITS_GLOBAL __global__
 #  define SAMEBITS_SHARED __shared__
 #  define SAMEBITS_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
+#  define SAMEBITS_GRID_CONSTANT __grid_constant__
 #elif defined(SAMEBITS_GPU_EMU)
 // A kernel is a plain function the emulator calls once per thread; a block's
 // shared array is a namespace-scope array the emulating program defines.
@@ -54,4 +60,5 @@
 #  define SAMEBITS_GLOBAL
 #  define SAMEBITS_SHARED
 #  define SAMEBITS_LAUNCH_BOUNDS(...)
+#  define SAMEBITS_GRID_CONSTANT
 #endif

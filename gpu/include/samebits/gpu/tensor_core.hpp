@@ -22,6 +22,8 @@
 //   load_coherent2 / store_coherent2   two fp32 at L2 (other blocks' data)
 //   mbarrier_init / fence_mbarrier_init / mbarrier_arrive / mbarrier_wait(bar, parity),
 //   copy_async_mbarrier_arrive(bar)    hand shared-memory stages from a producer to consumers
+//   mbarrier_expect_tx(bar, bytes), tma_load_3d(dst, map, c0, c1, c2, bar)
+//                                      a TMA box (tensor_map.hpp's maps) completing on bar's bytes
 //   setmaxnreg_inc<N> / _dec<N>        move registers between warpgroups
 //   named_barrier_sync / _arrive(id, threads)
 //                                      order two warpgroups' tensor-core issue (ids 1..15)
@@ -33,6 +35,7 @@
 #include <cstdint>
 
 #include "samebits/gpu/backend.hpp"
+#include "samebits/gpu/tensor_map.hpp"
 #include "samebits/libm/mma/sm90.hpp"
 
 #include "samebits/gpu/arch.hpp"
@@ -62,6 +65,8 @@ using arch::sm90::load_coherent2;
 using arch::sm90::mbarrier_arrive;
 using arch::sm90::mbarrier_init;
 using arch::sm90::mbarrier_wait;
+using arch::sm90::mbarrier_expect_tx;
+using arch::sm90::tma_load_3d;
 using arch::sm90::setmaxnreg_dec;
 using arch::sm90::setmaxnreg_inc;
 using arch::sm90::named_barrier_arrive;

@@ -30,6 +30,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "samebits/libm/fp/bits.hpp"
@@ -91,6 +92,7 @@ struct Block {
   std::vector<int> regs;                // setmaxnreg: each thread's registers (empty until the first
   int regs_free = 0;                    // setmaxnreg), and the block's registers no thread holds
   std::vector<AsyncState> async;        // each thread's wgmma groups not yet waited for
+  std::vector<std::pair<const void*, std::int64_t>> mbar_tx;  // each mbarrier's pending TMA bytes
   const int* spin_addr = nullptr;       // the running fiber's acquire loads since it was resumed:
   std::uint64_t spins = 0;              // the last address, and how often in a row
 };

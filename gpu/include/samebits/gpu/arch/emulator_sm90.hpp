@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "samebits/gpu/tensor_map.hpp"
 #include "samebits/libm/mma/sm90.hpp"
 
 namespace samebits::gpu::arch::sm90 {
@@ -39,6 +40,8 @@ inline mma::sm90::Params params{};
 // dtype conversions, samebits/kernels/dtype.hpp).
 inline std::uint16_t (*to_bf16)(float) = nullptr;
 inline std::uint16_t (*to_f16)(float) = nullptr;
+// TMA boxes copied so far (tma_load_3d): lets a test see that the TMA path ran.
+inline std::uint64_t tma_boxes = 0;
 }  // namespace emu_state
 
 inline std::uint32_t shared_address(const void* p) {
@@ -177,23 +180,41 @@ inline void named_barrier_arrive(int id, int threads) { emu_detail::named_arrive
 // (Wait::poll) until another thread's arrival completes the phase; the
 // launch reports a wait that no arrival can end. cp.async copies land at
 // once, so their arrival is immediate.
+// A phase also waits for its transaction bytes (expect_tx adds, a TMA copy's landing subtracts:
+// emu::Block::mbar_tx): it completes when both its arrivals and its bytes are done. The
+// kernels here always expect before they copy, so a count going below zero (a copy larger than
+// expected) is reported, as is an arrival on a phase that has none pending.
 namespace emu_detail {
 inline std::uint32_t* mbar_words(std::uint64_t* bar) { return reinterpret_cast<std::uint32_t*>(bar); }
+inline std::int64_t& mbar_tx(const std::uint64_t* bar) {
+  auto& v = emu::current_block()->mbar_tx;
+  for (auto& e : v)
+    if (e.first == bar) return e.second;
+  return v.emplace_back(bar, 0).second;
+}
+inline void mbar_complete_if_done(std::uint64_t* bar) {
+  std::uint32_t* w = mbar_words(bar);
+  if (w[0] == 0 && mbar_tx(bar) == 0) {
+    w[1] ^= 0x80000000u;
+    w[0] = w[1] & 0x7fffffffu;
+  }
+}
 }  // namespace emu_detail
 inline void mbarrier_init(std::uint64_t* bar, unsigned count) {
   std::uint32_t* w = emu_detail::mbar_words(bar);
   w[0] = count;
   w[1] = count & 0x7fffffffu;
+  emu_detail::mbar_tx(bar) = 0;
 }
 inline void fence_mbarrier_init() {}
 inline void mbarrier_arrive(std::uint64_t* bar) {
   std::uint32_t* w = emu_detail::mbar_words(bar);
-  if (--w[0] == 0) {
-    w[1] ^= 0x80000000u;
-    w[0] = w[1] & 0x7fffffffu;
-  }
+  if (w[0] == 0) throw std::logic_error("mbarrier: an arrival on a phase with no arrivals pending");
+  --w[0];
+  emu_detail::mbar_complete_if_done(bar);
   ++emu::current_block()->arrivals;
 }
+inline void mbarrier_expect_tx(std::uint64_t* bar, std::uint32_t bytes) { emu_detail::mbar_tx(bar) += bytes; }
 inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
   // A wait is a point where the hardware may hold a thread while others run on, even when the
   // phase has already completed: yield once (still runnable), so that a schedule such as
@@ -204,6 +225,40 @@ inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
   while ((emu_detail::mbar_words(bar)[1] >> 31) == (parity & 1u)) emu::yield(emu::Wait::poll);
 }
 inline void copy_async_mbarrier_arrive(std::uint64_t* bar) { mbarrier_arrive(bar); }
+
+// TMA (cp.async.bulk.tensor.3d, tile mode): the map holds its TensorMapShape (tensor_map.hpp's
+// emulator branch). The box lands at once: element (x, y, z) of the box — coordinates (c0 + x,
+// c1 + y, c2 + z), zero when any lies outside the tensor — at dst + ((z box1 + y) box0 + x) 2
+// bytes, whose shared address a is then swizzled as the 128-byte mode does, a ^ (((a >> 7) & 7)
+// << 4) (wgmma's reading, emu_detail::at, undoes it); then the box's bytes complete on bar.
+// dst must be 1024-aligned: the swizzle's pattern repeats every 1024 bytes, and TcSwTile's
+// tiles (what wgmma's descriptors describe) start there.
+inline void tma_load_3d(void* dst, const void* map, int c0, int c1, int c2, std::uint64_t* bar) {
+  samebits::gpu::TensorMapShape s;
+  std::memcpy(&s, map, sizeof s);
+  const std::uint32_t d0 = shared_address(dst);
+  if (d0 % 1024 != 0) throw std::logic_error("tma_load_3d: destination not 1024-aligned (128-byte swizzle)");
+  if (s.box[0] * 2 != 128) throw std::logic_error("tma_load_3d: the box's inner extent is not 128 bytes");
+  const char* base = static_cast<const char*>(s.base);
+  auto* shared = static_cast<unsigned char*>(const_cast<void*>(emu_state::shared_base));
+  for (std::uint32_t z = 0; z < s.box[2]; ++z)
+    for (std::uint32_t y = 0; y < s.box[1]; ++y)
+      for (std::uint32_t x = 0; x < s.box[0]; ++x) {
+        const std::int64_t g0 = std::int64_t{c0} + x, g1 = std::int64_t{c1} + y, g2 = std::int64_t{c2} + z;
+        const bool in = g0 >= 0 && g1 >= 0 && g2 >= 0 && static_cast<std::uint64_t>(g0) < s.dims[0] &&
+                        static_cast<std::uint64_t>(g1) < s.dims[1] && static_cast<std::uint64_t>(g2) < s.dims[2];
+        std::uint16_t v = 0;
+        if (in) std::memcpy(&v, base + g0 * 2 + g1 * static_cast<std::int64_t>(s.strides[0]) + g2 * static_cast<std::int64_t>(s.strides[1]), 2);
+        const std::uint32_t a = d0 + ((z * s.box[1] + y) * s.box[0] + x) * 2;
+        std::memcpy(shared + (a ^ (((a >> 7) & 7u) << 4)), &v, 2);
+      }
+  ++emu_state::tma_boxes;
+  std::int64_t& tx = emu_detail::mbar_tx(bar);
+  tx -= std::int64_t{s.box[0]} * s.box[1] * s.box[2] * 2;
+  if (tx < 0) throw std::logic_error("tma_load_3d: more bytes landed than the mbarrier's phase expects");
+  emu_detail::mbar_complete_if_done(bar);
+  ++emu::current_block()->arrivals;
+}
 // setmaxnreg as a register pool: a block launched under __launch_bounds__(T, 1) (every kernel
 // that reallocates) holds T x (65536 / T rounded down to a multiple of 8) registers, every
 // thread starting with its share; .dec returns registers to the pool, .inc waits (polling)

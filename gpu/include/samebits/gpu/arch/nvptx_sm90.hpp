@@ -6,7 +6,8 @@
 //     run-time predicate, imm-trans-b an immediate;
 //   wgmma.fence / commit_group / wait_group, fence.proxy.async;
 //   the shared-memory matrix descriptor (no swizzle, or the 128-byte swizzle);
-//   mbarrier init / arrive / wait, cp.async's mbarrier arrival, setmaxnreg;
+//   mbarrier init / arrive / wait / expect_tx, cp.async's mbarrier arrival, setmaxnreg;
+//   cp.async.bulk.tensor.3d (TMA) with mbarrier::complete_tx;
 //   cp.async 16 bytes with zero fill (src-size 0 writes 16 zero bytes);
 //   cvt.rn.{bf16x2,f16x2}.f32 (the P and dS rounding of attention-tc.md §4, §11.6).
 // Needs -gencode arch=compute_90a,code=sm_90a (wgmma is not in compute_90).
@@ -108,6 +109,25 @@ __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parit
 __device__ __forceinline__ void copy_async_mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(shared_address(bar)) : "memory");
 }
+// The transaction bytes the current phase also waits for (TMA copies complete them), without an
+// arrival: the thread's own arrival follows, so the phase cannot complete before it.
+__device__ __forceinline__ void mbarrier_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+}
+
+// ---- TMA: one box of a 3-D tensor map into shared memory ---------------------
+// Box at coordinates (c0, c1, c2) (innermost first; elements out of the tensor read as zero),
+// landing at dst in the map's swizzle, its bytes completed on bar's transaction count. map: the
+// generic address of a __grid_constant__ kernel argument (samebits/gpu/tensor_map.hpp).
+__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int c0, int c1, int c2, std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
+          shared_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(shared_address(bar))
+      : "memory");
+}
+
 // Register reallocation between warpgroups (every thread of the warpgroup).
 template <int N>
 __device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N)); }
