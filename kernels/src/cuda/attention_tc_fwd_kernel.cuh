@@ -37,7 +37,8 @@
 //     turns issuing their GEMMs (two named barriers), so that one's softmax
 //     runs under the other's GEMMs;
 //   - warp specialization: the producer copies K, V of block b into stage
-//     b % 3 (cp.async) once every consumer warp has released the block that
+//     b % 3 (TMA for a whole block, cp.async for the sequence's last: §27)
+//     once every consumer warp has released the block that
 //     was there (mbarrier empty[st]); the copies' landing completes full[st],
 //     which the consumers wait on. No block-wide barrier after the set-up, so
 //     the two consumers drift apart as the ping-pong needs. setmaxnreg gives
@@ -45,7 +46,7 @@
 //
 // Shared memory: Q [128 x D] (the consumers copy it, mbarrier q_full) and three
 // stages of K, V [128 x D], 16-bit operands in the 128-byte-swizzled layout
-// (TcSwTile below), filled with cp.async (zero fill for rows outside the
+// (TcSwTile below), filled by TMA or cp.async (zero fill for rows outside the
 // sequence), then the mbarriers.
 #pragma once
 
