@@ -19,7 +19,10 @@
 //   - wgmma's asynchrony: results only after wgmma_wait retires their group
 //     (chaining across groups in flight gives the same product); controls:
 //     reads before the wait see the poison NaN, a write to an accumulator or
-//     an A fragment in flight and a thread that never waits are reported.
+//     an A fragment in flight and a thread that never waits are reported;
+//   - TMA: boxes landed by tma_load_3d are read by wgmma as the swizzle test's hand-placed
+//     operands (the exact product); zeros outside the tensor; controls: swapped panels, fewer
+//     bytes expected than land (reported), more (the phase never completes, reported).
 // What this cannot check: the hardware (tests/device/kernels/attention_tc_check.cu,
 // its layout section).
 #include <catch2/catch.hpp>
@@ -306,4 +309,120 @@ TEST_CASE("emulator wgmma: asynchronous, results only after their group is waite
   CHECK_THROWS_WITH(run_swizzle(true, false, Waits::write_early), Catch::Contains("accumulator register was written"));
   CHECK_THROWS_WITH(run_swizzle(true, false, Waits::fragment_early), Catch::Contains("A-fragment register was overwritten"));
   CHECK_THROWS_WITH(run_swizzle(true, false, Waits::never), Catch::Contains("never waited for"));
+}
+
+// ---- TMA (tma_load_3d, attention-tc.md §27) ------------------------------------------
+
+namespace {
+
+// The swizzle test's operands, but landed by TMA from global tensors in the kernels' [rows, heads,
+// d] layout: A [64 rows, 1, 64] (one box), B [64 k, 1, 128 n] (two boxes of 64 n, one a panel).
+// `expect` is the bytes expected on the barrier (24 KiB: the boxes'); swap_panels lands B's two
+// panels in each other's place (control).
+alignas(16) std::uint16_t g_a[kM * kK], g_b[kK * kN];
+
+long run_tma_wgmma(std::uint32_t expect, bool swap_panels) {
+  for (int m = 0; m < kM; ++m)
+    for (int k = 0; k < kK; ++k) g_a[m * kK + k] = bf16_of_int(a_val(m, k));
+  for (int k = 0; k < kK; ++k)
+    for (int n = 0; n < kN; ++n) g_b[k * kN + n] = bf16_of_int(b_val(k, n));
+  gpu::TensorMapShape sa, sb;
+  sa.base = g_a;
+  sa.dims[0] = kK, sa.dims[1] = 1, sa.dims[2] = kM;
+  sa.strides[0] = sa.strides[1] = kK * 2;
+  sa.box[0] = 64, sa.box[1] = 1, sa.box[2] = kM;
+  sb = sa;
+  sb.base = g_b;
+  sb.dims[0] = kN, sb.dims[2] = kK;
+  sb.strides[0] = sb.strides[1] = kN * 2;
+  sb.box[2] = kK;
+  gpu::TensorMap ma, mb;
+  REQUIRE(gpu::encode_tensor_map(ma, sa));
+  REQUIRE(gpu::encode_tensor_map(mb, sb));
+  auto* base = reinterpret_cast<unsigned char*>(smem4);
+  std::memset(base, 0xff, sizeof smem4);
+  const std::uint32_t a0 = 0, b0 = kM * 128, bar_off = 32768;
+  auto* bar = reinterpret_cast<std::uint64_t*>(base + bar_off);
+  emu_sm90::shared_base = smem4;
+  emu_sm90::params = samebits::mma::sm90::Params{};
+  const std::uint64_t da = gpu::smem_descriptor_sw128(base + a0, kAtom, kAtom);
+  const std::uint64_t db = gpu::smem_descriptor_sw128(base + b0, kPanelB, kAtom);
+  std::vector<float> out(kM * kN, -1.0f);
+  emu::launch({1, 1, 1}, 128, [&] {
+    if (gpu::thread_x() == 0) gpu::mbarrier_init(bar, 1);
+    gpu::block_barrier();
+    if (gpu::thread_x() == 0) {
+      gpu::mbarrier_expect_tx(bar, expect);
+      gpu::tma_load_3d(base + a0, &ma, 0, 0, 0, bar);
+      for (int p = 0; p < 2; ++p)
+        gpu::tma_load_3d(base + b0 + (swap_panels ? 1 - p : p) * kPanelB, &mb, 64 * p, 0, 0, bar);
+      gpu::mbarrier_arrive(bar);
+    }
+    gpu::mbarrier_wait(bar, 0);
+    swizzle_kernel(out.data(), da, db, (16 * 128) >> 4);
+  }, {}, emu::Order::reverse);
+  long bad = 0;
+  for (int m = 0; m < kM; ++m)
+    for (int n = 0; n < kN; ++n) {
+      long s = 0;
+      for (int k = 0; k < kK; ++k) s += long{a_val(m, k)} * b_val(k, n);
+      bad += out[m * kN + n] != static_cast<float>(s);
+    }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("emulator TMA: boxes land in the 128-byte swizzle wgmma reads; their bytes complete the phase",
+          "[gpu][emulator][tma]") {
+  constexpr std::uint32_t kBoxes = kM * 128 + 2 * kPanelB;  // 24 KiB
+  CHECK(run_tma_wgmma(kBoxes, false) == 0);
+  // Controls: B's panels swapped; fewer bytes expected than land (reported); more expected than
+  // land (the phase never completes: a wait no arrival can end, reported).
+  CHECK(run_tma_wgmma(kBoxes, true) > 0);
+  CHECK_THROWS_WITH(run_tma_wgmma(kBoxes - 2, false), Catch::Contains("more bytes landed"));
+  CHECK_THROWS_AS(run_tma_wgmma(kBoxes + 16, false), std::logic_error);
+}
+
+TEST_CASE("emulator TMA: zeros outside the tensor, rows and heads from the map's strides", "[gpu][emulator][tma]") {
+  // [70 rows, 2 heads, 128] with the row stride padded to 320 elements.
+  constexpr int kRows = 70, kHeads = 2, kD = 128, kRowStride = 320;
+  std::vector<std::uint16_t> g(kRows * kRowStride + 8);
+  for (int r = 0; r < kRows; ++r)
+    for (int h = 0; h < kHeads; ++h)
+      for (int c = 0; c < kD; ++c) g[r * kRowStride + h * kD + c] = static_cast<std::uint16_t>(1 + r * 1000 + h * 300 + c);
+  gpu::TensorMapShape s;
+  s.base = g.data();
+  s.dims[0] = kD, s.dims[1] = kHeads, s.dims[2] = kRows;
+  s.strides[0] = kD * 2, s.strides[1] = kRowStride * 2;
+  s.box[0] = 64, s.box[1] = 1, s.box[2] = 64;
+  gpu::TensorMap m;
+  REQUIRE(gpu::encode_tensor_map(m, s));
+  auto* base = reinterpret_cast<unsigned char*>(smem4);
+  auto* bar = reinterpret_cast<std::uint64_t*>(base + 65536);
+  emu_sm90::shared_base = smem4;
+  for (const int row0 : {40, -3}) {
+    std::memset(base, 0xff, 65536);
+    emu::launch({1, 1, 1}, 32, [&] {
+      if (gpu::thread_x() == 0) {
+        gpu::mbarrier_init(bar, 1);
+        gpu::mbarrier_expect_tx(bar, 64 * 128);
+        gpu::tma_load_3d(base, &m, 64, 1, row0, bar);  // panel 1 (columns 64..127) of head 1
+        gpu::mbarrier_arrive(bar);
+      }
+      gpu::block_barrier();
+      gpu::mbarrier_wait(bar, 0);
+    }, {}, emu::Order::forward);
+    long bad = 0;
+    for (int r = 0; r < 64; ++r)
+      for (int c = 0; c < 64; ++c) {
+        const int gr = row0 + r;
+        const std::uint16_t want = gr >= 0 && gr < kRows ? g[gr * kRowStride + kD + 64 + c] : 0;
+        std::uint16_t got;
+        std::memcpy(&got, base + sw(static_cast<std::uint32_t>(r) * 128, c), 2);
+        bad += got != want;
+      }
+    INFO("box at row " << row0);
+    CHECK(bad == 0);
+  }
 }
