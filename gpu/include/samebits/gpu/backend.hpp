@@ -36,17 +36,19 @@
 //   SAMEBITS_GRID_CONSTANT
 //                      a kernel argument read in place from the parameter space (CUDA's
 //                      __grid_constant__): what a TMA tensor map argument needs, its address
-//                      being what the copy instruction takes. Nothing elsewhere.
+//                      being what the copy instruction takes (clang: the grid_constant
+//                      attribute). Nothing on AMD or in the emulator.
 #if defined(__clang__) && (defined(SAMEBITS_LANG_HIP) || defined(__CUDA__))
 #  define SAMEBITS_KERNEL extern "C++" __attribute__((global))
 #  define SAMEBITS_GLOBAL __attribute__((global))
 #  define SAMEBITS_SHARED __attribute__((shared))
 #  if defined(SAMEBITS_LANG_HIP)
 #    define SAMEBITS_LAUNCH_BOUNDS(max_threads, ...) __attribute__((amdgpu_flat_work_group_size(1, max_threads)))
+#    define SAMEBITS_GRID_CONSTANT
 #  else
 #    define SAMEBITS_LAUNCH_BOUNDS(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#    define SAMEBITS_GRID_CONSTANT __attribute__((grid_constant))
 #  endif
-#  define SAMEBITS_GRID_CONSTANT
 #elif defined(SAMEBITS_LANG_CUDA)
 #  define SAMEBITS_KERNEL __global__
 #  define SAMEBITS_GLOBAL __global__
