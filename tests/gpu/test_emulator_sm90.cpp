@@ -212,6 +212,18 @@ std::uint32_t sw(std::uint32_t row_base, int e) {
 int a_val(int m, int k) { return (m * 7 + k * 3) % 5 - 2; }
 int b_val(int k, int n) { return (k * 5 + n * 11) % 7 - 3; }
 
+// Elements of out (D = A B, [kM x kN] row-major) that differ from the exact integer product.
+long product_mismatches(const std::vector<float>& out) {
+  long bad = 0;
+  for (int m = 0; m < kM; ++m)
+    for (int n = 0; n < kN; ++n) {
+      long s = 0;
+      for (int k = 0; k < kK; ++k) s += long{a_val(m, k)} * b_val(k, n);
+      bad += out[m * kN + n] != static_cast<float>(s);
+    }
+  return bad;
+}
+
 // How swizzle_kernel waits for its wgmmas (wgmma is asynchronous in the emulator, as on a GPU).
 enum class Waits {
   proper,         // four steps in one commit group, wgmma_wait<0>, then the reads
@@ -281,14 +293,7 @@ long run_swizzle(bool swizzled_desc, bool swap_b_offsets, Waits waits = Waits::p
   const std::uint64_t db = swap_b_offsets ? desc(b0, kAtom, kPanelB) : desc(b0, kPanelB, kAtom);
   std::vector<float> out(kM * kN, -1.0f);
   emu::launch({1, 1, 1}, 128, [&] { swizzle_kernel(out.data(), da, db, (16 * 128) >> 4, waits); }, {}, emu::Order::forward);
-  long bad = 0;
-  for (int m = 0; m < kM; ++m)
-    for (int n = 0; n < kN; ++n) {
-      long s = 0;
-      for (int k = 0; k < kK; ++k) s += long{a_val(m, k)} * b_val(k, n);
-      bad += out[m * kN + n] != static_cast<float>(s);
-    }
-  return bad;
+  return product_mismatches(out);
 }
 
 }  // namespace
@@ -361,14 +366,7 @@ long run_tma_wgmma(std::uint32_t expect, bool swap_panels) {
     gpu::mbarrier_wait(bar, 0);
     swizzle_kernel(out.data(), da, db, (16 * 128) >> 4);
   }, {}, emu::Order::reverse);
-  long bad = 0;
-  for (int m = 0; m < kM; ++m)
-    for (int n = 0; n < kN; ++n) {
-      long s = 0;
-      for (int k = 0; k < kK; ++k) s += long{a_val(m, k)} * b_val(k, n);
-      bad += out[m * kN + n] != static_cast<float>(s);
-    }
-  return bad;
+  return product_mismatches(out);
 }
 
 }  // namespace
