@@ -732,3 +732,29 @@ TEST_CASE("tc TMA maps: made for aligned tensors, refused by name otherwise", "[
   ::unsetenv("SAMEBITS_TC_TMA");
   CHECK(ac::tc_tma_enabled());
 }
+
+// §27: the tensor-core backward stores dq (and the dK/dV accumulators) in pairs of adjacent columns;
+// store_pair_from_f32 must write the bytes two store_from_f32 write, special values included.
+TEST_CASE("tc: a pair store writes the bytes of two element stores (bf16, f16, f32)", "[tc]") {
+  const float vals[] = {0.0f, -0.0f, 1.0f, -1.5f, 65504.0f, 70000.0f, 1e-8f, -3e-41f, 3.4e38f,
+                        std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                        samebits::fp::from_bits(0x7fc00001u), samebits::fp::from_bits(0xffa00000u), 0.1f, 1.0f / 3.0f};
+  constexpr int n = static_cast<int>(sizeof vals / sizeof vals[0]);
+  for (DType t : {DType::bf16, DType::f16, DType::f32}) {
+    alignas(16) unsigned char a[8 * n * n], b[8 * n * n];
+    std::memset(a, 0xab, sizeof a);
+    std::memset(b, 0xab, sizeof b);
+    for (int x = 0; x < n; ++x)
+      for (int y = 0; y < n; ++y) {
+        const std::int64_t i = 2 * (x * n + y);
+        sk::store_pair_from_f32(a, t, i, vals[x], vals[y]);
+        sk::store_from_f32(b, t, i, vals[x]);
+        sk::store_from_f32(b, t, i + 1, vals[y]);
+      }
+    INFO(sk::dtype_name(t));
+    CHECK(std::memcmp(a, b, sizeof a) == 0);
+    // Control: one element's lowest bit flipped is seen.
+    a[sk::dtype_size(t) * 7] ^= 1u;
+    CHECK(std::memcmp(a, b, sizeof a) != 0);
+  }
+}
