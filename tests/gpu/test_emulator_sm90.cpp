@@ -22,7 +22,10 @@
 //     an A fragment in flight and a thread that never waits are reported;
 //   - TMA: boxes landed by tma_load_3d are read by wgmma as the swizzle test's hand-placed
 //     operands (the exact product); zeros outside the tensor; controls: swapped panels, fewer
-//     bytes expected than land (reported), more (the phase never completes, reported).
+//     bytes expected than land (reported), more (the phase never completes, reported);
+//   - TMA stores: a swizzled tile stored by tma_store_3d lands row-major where the box lies inside
+//     the tensor, nothing elsewhere; controls: the issue before the tile was written, a write to
+//     it before the wait, a thread that never waits (each reported).
 // What this cannot check: the hardware (tests/device/kernels/attention_tc_check.cu,
 // its layout section).
 #include <catch2/catch.hpp>
@@ -423,4 +426,85 @@ TEST_CASE("emulator TMA: zeros outside the tensor, rows and heads from the map's
     INFO("box at row " << row0);
     CHECK(bad == 0);
   }
+}
+
+// ---- TMA stores (tma_store_3d, attention-tc.md §28) ----------------------------------
+
+namespace {
+
+enum class StoreFault { none, write_after_issue, overwrite_before_wait, never_wait };
+
+// A [64 rows x 64] tile written into shared memory in the 128-byte swizzle by 64 threads (one row
+// each), then stored by thread 0 as one box into panel 1 of head 1 of a [70 rows, 2 heads, 128]
+// tensor at row0 (rows outside the tensor not written); the tensor's other elements keep 0xbeef.
+std::vector<std::uint16_t> run_tma_store(int row0, StoreFault fault) {
+  constexpr int kRows = 70, kHeads = 2, kD = 128, kRowStride = 320;
+  std::vector<std::uint16_t> g(kRows * kRowStride + 8, 0xbeef);
+  gpu::TensorMapShape s;
+  s.base = g.data();
+  s.dims[0] = kD, s.dims[1] = kHeads, s.dims[2] = kRows;
+  s.strides[0] = kD * 2, s.strides[1] = kRowStride * 2;
+  s.box[0] = 64, s.box[1] = 1, s.box[2] = 64;
+  gpu::TensorMap m;
+  REQUIRE(gpu::encode_tensor_map(m, s));
+  auto* base = reinterpret_cast<unsigned char*>(smem4);
+  std::memset(base, 0xff, 65536);
+  emu_sm90::shared_base = smem4;
+  emu::launch({1, 1, 1}, 64, [&] {
+    const int r = static_cast<int>(gpu::thread_x());
+    auto write_row = [&](int bias) {
+      for (int c = 0; c < 64; ++c) {
+        const auto v = static_cast<std::uint16_t>(1 + r * 100 + c + bias);
+        std::memcpy(base + sw(static_cast<std::uint32_t>(r) * 128, c), &v, 2);
+      }
+    };
+    if (fault == StoreFault::write_after_issue) {
+      if (r == 0) {
+        gpu::tma_store_3d(&m, 64, 1, row0, base);  // before the others have written
+        gpu::bulk_commit_group();
+      }
+      gpu::block_barrier();
+      write_row(0);
+      gpu::block_barrier();
+      if (r == 0) gpu::bulk_wait_group_read<0>();
+      return;
+    }
+    write_row(0);
+    gpu::fence_proxy_async_shared();
+    gpu::block_barrier();
+    if (r == 0) {
+      gpu::tma_store_3d(&m, 64, 1, row0, base);
+      gpu::bulk_commit_group();
+    }
+    gpu::block_barrier();
+    if (fault == StoreFault::overwrite_before_wait && r == 9) write_row(7);
+    gpu::block_barrier();
+    if (r == 0 && fault != StoreFault::never_wait) gpu::bulk_wait_group<0>();
+  }, {}, emu::Order::reverse);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("emulator TMA store: a swizzled tile lands row-major inside the tensor; a changed source is reported",
+          "[gpu][emulator][tma]") {
+  constexpr int kRowStride = 320, kD = 128;
+  for (const int row0 : {3, 40, -5}) {
+    const std::vector<std::uint16_t> g = run_tma_store(row0, StoreFault::none);
+    long bad = 0;
+    for (int gr = 0; gr < 70; ++gr)
+      for (int e = 0; e < kRowStride; ++e) {
+        const int r = gr - row0, c = e - kD - 64;  // box row, column within head 1's panel 1
+        const bool in_box = r >= 0 && r < 64 && c >= 0 && c < 64;
+        const std::uint16_t want = in_box ? static_cast<std::uint16_t>(1 + r * 100 + c) : 0xbeef;
+        bad += g[gr * kRowStride + e] != want;
+      }
+    INFO("box at row " << row0);
+    CHECK(bad == 0);
+  }
+  // Controls: the issue before the tile was written (a missing barrier), a write to the source
+  // between the issue and the wait, and a thread that never waits.
+  CHECK_THROWS_WITH(run_tma_store(3, StoreFault::write_after_issue), Catch::Contains("shared source changed"));
+  CHECK_THROWS_WITH(run_tma_store(3, StoreFault::overwrite_before_wait), Catch::Contains("shared source changed"));
+  CHECK_THROWS_WITH(run_tma_store(3, StoreFault::never_wait), Catch::Contains("TMA stores it never waited for"));
 }

@@ -114,8 +114,11 @@ struct Out {
 
 // §27: the TMA maps the launchers pass (on), none (off: every tile by cp.async), or the pairs'
 // maps swapped (K's for V's, Q's for dO's: the negative control that shows the boxes are read).
-enum class TmaMode { on, off, swapped };
+// ds_store_elsewhere: the dK/dV pass's D^S stores (§28) go to a decoy buffer, so the dq pass reads
+// the workspace's poison where they should have landed (the control that shows they write it).
+enum class TmaMode { on, off, swapped, ds_store_elsewhere };
 TmaMode g_tma = TmaMode::on;
+std::vector<std::uint64_t> g_ds_decoy;
 ac::TcMaps tc_maps(const sa::ForwardParams& p) {
   ac::TcMaps m = ac::tc_forward_maps(p, g_tma != TmaMode::off);
   if (g_tma == TmaMode::swapped) std::swap(m.k, m.v);
@@ -126,6 +129,12 @@ ac::TcMaps tc_maps(const sa::BackwardParams& p) {
   if (g_tma == TmaMode::swapped) {
     std::swap(m.k, m.v);
     std::swap(m.q, m.dout);
+  }
+  if (g_tma == TmaMode::ds_store_elsewhere && p.ds_workspace != nullptr) {
+    g_ds_decoy.assign(static_cast<std::size_t>(p.ds_workspace_bytes / 8), 0);
+    sa::BackwardParams q = p;
+    q.ds_workspace = g_ds_decoy.data();
+    m.ds_half = ac::tc_backward_maps(q, true).ds_half;
   }
   return m;
 }
@@ -649,15 +658,17 @@ TEST_CASE("tc kernels emulated: TMA boxes for whole tiles, cp.async for the rest
   emu_sm90::tma_boxes = 0;
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 51, emu::Order::shuffled);
   CHECK(emu_sm90::tma_boxes > 0);
-  emu_sm90::tma_boxes = 0;
+  emu_sm90::tma_boxes = emu_sm90::tma_stores = 0;
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 52, emu::Order::shuffled);
   CHECK(emu_sm90::tma_boxes > 0);
+  CHECK(emu_sm90::tma_stores > 0);  // §28: the stored-D^S backward's dK/dV pass stored its tiles by TMA
 
   g_tma = TmaMode::off;
-  emu_sm90::tma_boxes = 0;
+  emu_sm90::tma_boxes = emu_sm90::tma_stores = 0;
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 51, emu::Order::shuffled);
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 52, emu::Order::shuffled);
   CHECK(emu_sm90::tma_boxes == 0);
+  CHECK(emu_sm90::tma_stores == 0);
 
   // Negative control: swapped maps.
   g_tma = TmaMode::swapped;
@@ -686,6 +697,12 @@ TEST_CASE("tc kernels emulated: TMA boxes for whole tiles, cp.async for the rest
       CHECK(mismatches(got.dv, want.dv) > 0);
       CHECK(mismatches(got.dq, want.dq) > 0);
     }
+    // §28's control: the D^S stores sent elsewhere leave the dq pass the workspace's poison.
+    g_tma = TmaMode::ds_store_elsewhere;
+    const Grads got = run_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(
+        c, o_bytes, lse, nullptr, emu::Order::forward, BwdForm::two_pass_stored_ds);
+    CHECK(mismatches(got.dq, want.dq) > 0);
+    CHECK(mismatches(got.dk, want.dk) == 0);
   }
   g_tma = TmaMode::on;
 }

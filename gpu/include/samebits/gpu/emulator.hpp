@@ -59,6 +59,8 @@ inline void trampoline() {
     const unsigned t = b->current->linear;  // wgmma results a thread never waited for: lost on a GPU
     if (t < b->async.size() && (!b->async[t].committed.empty() || !b->async[t].open.writes.empty()))
       throw std::logic_error("emulator: a thread exited with wgmma operations it never waited for");
+    if (t < b->bulk.size() && (!b->bulk[t].committed.empty() || !b->bulk[t].open.empty()))
+      throw std::logic_error("emulator: a thread exited with TMA stores it never waited for (cp.async.bulk.wait_group)");
   } catch (...) {  // carried to the scheduler's stack: no exception unwinds past a fiber's first frame
     b->failure = std::current_exception();
   }
@@ -112,6 +114,7 @@ inline void launch(Dim3 grid, unsigned threads, const std::function<void()>& bod
         for (unsigned& c : block.named_count) c = 0;  // a block's named barriers start empty, as a CTA's do
         block.regs.clear();  // and its registers are its threads' launch shares (setmaxnreg)
         block.async.clear();  // and no wgmma in flight
+        block.bulk.clear();   // nor TMA stores
         block.regs_free = 0;
         for (;;) {
           std::iota(perm.begin(), perm.end(), 0u);

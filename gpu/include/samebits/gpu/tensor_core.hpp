@@ -24,6 +24,8 @@
 //   copy_async_mbarrier_arrive(bar)    hand shared-memory stages from a producer to consumers
 //   mbarrier_expect_tx(bar, bytes), tma_load_3d(dst, map, c0, c1, c2, bar)
 //                                      a TMA box (tensor_map.hpp's maps) completing on bar's bytes
+//   tma_store_3d(map, c0, c1, c2, src), bulk_commit_group, bulk_wait_group_read<N> / bulk_wait_group<N>
+//                                      a TMA box stored from shared memory, its bulk group waited for
 //   setmaxnreg_inc<N> / _dec<N>        move registers between warpgroups
 //   named_barrier_sync / _arrive(id, threads)
 //                                      order two warpgroups' tensor-core issue (ids 1..15)
@@ -67,6 +69,10 @@ using arch::sm90::mbarrier_init;
 using arch::sm90::mbarrier_wait;
 using arch::sm90::mbarrier_expect_tx;
 using arch::sm90::tma_load_3d;
+using arch::sm90::tma_store_3d;
+using arch::sm90::bulk_commit_group;
+using arch::sm90::bulk_wait_group_read;
+using arch::sm90::bulk_wait_group;
 using arch::sm90::setmaxnreg_dec;
 using arch::sm90::setmaxnreg_inc;
 using arch::sm90::named_barrier_arrive;

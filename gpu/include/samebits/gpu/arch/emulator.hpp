@@ -76,6 +76,21 @@ struct AsyncState {
   std::vector<AsyncGroup> committed;
 };
 
+// TMA stores (emulator_sm90.hpp's tma_store_3d): a thread's stores issued into its open bulk
+// group, committed groups oldest first. A store records what it reads (the shared addresses of
+// its box's elements, their bits at issue) and where each goes; its group's wait_group checks the
+// shared bytes unchanged (the hardware reads them at some time between the issue and the wait)
+// and writes global memory.
+struct BulkStore {
+  std::vector<std::uint32_t> src;    // shared address of each element (swizzled)
+  std::vector<unsigned char*> dst;   // its global address, nullptr outside the tensor (not written)
+  std::vector<std::uint16_t> bits;   // its bits at issue
+};
+struct BulkState {
+  std::vector<BulkStore> open;
+  std::vector<std::vector<BulkStore>> committed;
+};
+
 // The block being emulated: its fibers, the scheduler's context, the lane
 // exchange slots.
 struct Block {
@@ -92,6 +107,7 @@ struct Block {
   std::vector<int> regs;                // setmaxnreg: each thread's registers (empty until the first
   int regs_free = 0;                    // setmaxnreg), and the block's registers no thread holds
   std::vector<AsyncState> async;        // each thread's wgmma groups not yet waited for
+  std::vector<BulkState> bulk;          // each thread's TMA stores not yet waited for
   std::vector<std::pair<const void*, std::int64_t>> mbar_tx;  // each mbarrier's pending TMA bytes
   const int* spin_addr = nullptr;       // the running fiber's acquire loads since it was resumed:
   std::uint64_t spins = 0;              // the last address, and how often in a row

@@ -40,8 +40,10 @@ inline mma::sm90::Params params{};
 // dtype conversions, samebits/kernels/dtype.hpp).
 inline std::uint16_t (*to_bf16)(float) = nullptr;
 inline std::uint16_t (*to_f16)(float) = nullptr;
-// TMA boxes copied so far (tma_load_3d): lets a test see that the TMA path ran.
+// TMA boxes copied so far (tma_load_3d) and stored (tma_store_3d): lets a test see that the TMA
+// path ran.
 inline std::uint64_t tma_boxes = 0;
+inline std::uint64_t tma_stores = 0;
 }  // namespace emu_state
 
 inline std::uint32_t shared_address(const void* p) {
@@ -259,6 +261,80 @@ inline void tma_load_3d(void* dst, const void* map, int c0, int c1, int c2, std:
   emu_detail::mbar_complete_if_done(bar);
   ++emu::current_block()->arrivals;
 }
+// TMA store (cp.async.bulk.tensor.3d.global.shared::cta.bulk_group, tile mode): the box at
+// (c0, c1, c2) from src, element (x, y, z) of the box read at src's shared address a = src +
+// ((z box1 + y) box0 + x) 2 swizzled as tma_load_3d's, written to the tensor where it lies inside
+// (a TMA store writes nothing outside). The element's bits are taken at issue; the thread's
+// bulk_wait_group(_read) that retires its group checks the shared bytes still hold them — the
+// hardware reads them at some time in between, so a writer that had not finished before the
+// issue (a missing fence or barrier) or one that overwrote them before the wait is reported —
+// and writes global memory then.
+namespace emu_detail {
+inline emu::BulkState& bulk_state() {
+  emu::Block* b = emu::current_block();
+  if (b->bulk.size() != b->fibers.size()) b->bulk.assign(b->fibers.size(), emu::BulkState{});
+  return b->bulk[b->current->linear];
+}
+inline void bulk_retire_oldest(emu::BulkState& s) {
+  const std::vector<emu::BulkStore> g = std::move(s.committed.front());
+  s.committed.erase(s.committed.begin());
+  const auto* shared = static_cast<const unsigned char*>(emu_state::shared_base);
+  for (const emu::BulkStore& st : g)
+    for (std::size_t i = 0; i < st.src.size(); ++i) {
+      std::uint16_t now;
+      std::memcpy(&now, shared + st.src[i], 2);
+      if (now != st.bits[i])
+        throw std::logic_error(
+            "tma_store_3d: its shared source changed between the store's issue and its wait_group "
+            "(written after the issue, or overwritten before the wait)");
+      if (st.dst[i] != nullptr) std::memcpy(st.dst[i], &now, 2);
+    }
+}
+}  // namespace emu_detail
+inline void tma_store_3d(const void* map, int c0, int c1, int c2, const void* src) {
+  samebits::gpu::TensorMapShape s;
+  std::memcpy(&s, map, sizeof s);
+  const std::uint32_t s0 = shared_address(src);
+  if (s0 % 1024 != 0) throw std::logic_error("tma_store_3d: source not 1024-aligned (128-byte swizzle)");
+  if (s.box[0] * 2 != 128) throw std::logic_error("tma_store_3d: the box's inner extent is not 128 bytes");
+  auto* base = static_cast<unsigned char*>(const_cast<void*>(s.base));
+  const auto* shared = static_cast<const unsigned char*>(emu_state::shared_base);
+  emu::BulkStore st;
+  for (std::uint32_t z = 0; z < s.box[2]; ++z)
+    for (std::uint32_t y = 0; y < s.box[1]; ++y)
+      for (std::uint32_t x = 0; x < s.box[0]; ++x) {
+        const std::int64_t g0 = std::int64_t{c0} + x, g1 = std::int64_t{c1} + y, g2 = std::int64_t{c2} + z;
+        const bool in = g0 >= 0 && g1 >= 0 && g2 >= 0 && static_cast<std::uint64_t>(g0) < s.dims[0] &&
+                        static_cast<std::uint64_t>(g1) < s.dims[1] && static_cast<std::uint64_t>(g2) < s.dims[2];
+        const std::uint32_t a = s0 + ((z * s.box[1] + y) * s.box[0] + x) * 2, sw = a ^ (((a >> 7) & 7u) << 4);
+        std::uint16_t v;
+        std::memcpy(&v, shared + sw, 2);
+        st.src.push_back(sw);
+        st.dst.push_back(in ? base + g0 * 2 + g1 * static_cast<std::int64_t>(s.strides[0]) +
+                                  g2 * static_cast<std::int64_t>(s.strides[1])
+                            : nullptr);
+        st.bits.push_back(v);
+      }
+  ++emu_state::tma_stores;
+  emu_detail::bulk_state().open.push_back(std::move(st));
+}
+inline void bulk_commit_group() {
+  emu::BulkState& s = emu_detail::bulk_state();
+  s.committed.push_back(std::move(s.open));
+  s.open.clear();
+}
+// Groups retire oldest first until at most N remain (the open group is not one): .read (the
+// shared source may be reused) and the full wait (the writes are done) alike here.
+template <int N>
+inline void bulk_wait_group_read() {
+  emu::BulkState& s = emu_detail::bulk_state();
+  while (s.committed.size() > static_cast<std::size_t>(N)) emu_detail::bulk_retire_oldest(s);
+}
+template <int N>
+inline void bulk_wait_group() {
+  bulk_wait_group_read<N>();
+}
+
 // setmaxnreg as a register pool: a block launched under __launch_bounds__(T, 1) (every kernel
 // that reallocates) holds T x (65536 / T rounded down to a multiple of 8) registers, every
 // thread starting with its share; .dec returns registers to the pool, .inc waits (polling)

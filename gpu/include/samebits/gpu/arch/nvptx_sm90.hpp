@@ -7,7 +7,7 @@
 //   wgmma.fence / commit_group / wait_group, fence.proxy.async;
 //   the shared-memory matrix descriptor (no swizzle, or the 128-byte swizzle);
 //   mbarrier init / arrive / wait / expect_tx, cp.async's mbarrier arrival, setmaxnreg;
-//   cp.async.bulk.tensor.3d (TMA) with mbarrier::complete_tx;
+//   cp.async.bulk.tensor.3d (TMA) loads with mbarrier::complete_tx, stores in bulk groups;
 //   cp.async 16 bytes with zero fill (src-size 0 writes 16 zero bytes);
 //   cvt.rn.{bf16x2,f16x2}.f32 (the P and dS rounding of attention-tc.md §4, §11.6).
 // Needs -gencode arch=compute_90a,code=sm_90a (wgmma is not in compute_90).
@@ -126,6 +126,29 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int c0, 
           shared_address(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(shared_address(bar))
       : "memory");
+}
+
+// ---- TMA: one box from shared memory into a 3-D tensor map's tensor -----------
+// The box at (c0, c1, c2) read from src in the map's swizzle (elements outside the tensor are
+// not written), in the thread's bulk async-group: bulk_commit_group closes the group;
+// bulk_wait_group_read<N> returns once at most N of the thread's committed groups still read
+// their shared source (src may be written again), bulk_wait_group<N> once at most N are
+// incomplete. The threads that wrote src fence the async proxy (fence_proxy_async_shared) and
+// meet the issuing thread at a barrier first.
+__device__ __forceinline__ void tma_store_3d(const void* map, int c0, int c1, int c2, const void* src) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(c0), "r"(c1), "r"(c2), "r"(shared_address(src))
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
 // Register reallocation between warpgroups (every thread of the warpgroup).
