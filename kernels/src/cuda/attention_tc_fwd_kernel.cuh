@@ -70,7 +70,11 @@ inline constexpr int kTcThreads = 128 * kTcWarpgroups;
 // 52 bytes, 232/40 76, 240/24 132, 216/72 80; which code spills was not examined).
 inline constexpr int kTcProducerThreads = 128;
 inline constexpr int kTcFwdThreads = kTcThreads + kTcProducerThreads;
-inline constexpr int kTcConsumerRegs = 224, kTcProducerRegs = 56;
+#ifndef SAMEBITS_TC_FWD_CONSUMER_REGS
+#define SAMEBITS_TC_FWD_CONSUMER_REGS 224  // experiments: other splits (the assert below checks the pool)
+#define SAMEBITS_TC_FWD_PRODUCER_REGS 56
+#endif
+inline constexpr int kTcConsumerRegs = SAMEBITS_TC_FWD_CONSUMER_REGS, kTcProducerRegs = SAMEBITS_TC_FWD_PRODUCER_REGS;
 // The registers a block holds from its launch: under __launch_bounds__(threads, 1) each thread
 // gets floor(65536 / threads) rounded down to a multiple of 8 (168 at 384 threads); setmaxnreg
 // only moves registers within that pool. A split asking for more than the pool deadlocks: a
