@@ -385,20 +385,29 @@ TEST_CASE("emulator TMA: boxes land in the 128-byte swizzle wgmma reads; their b
   CHECK_THROWS_AS(run_tma_wgmma(kBoxes + 16, false), std::logic_error);
 }
 
+namespace {
+// The TMA tests' tensor: [70 rows, 2 heads, 128] with the row stride padded to 320 elements, its
+// map's box [64 rows x 1 head x 64].
+constexpr int kPadRows = 70, kPadHeads = 2, kPadD = 128, kPadRowStride = 320;
+gpu::TensorMap padded_tensor_map(std::vector<std::uint16_t>& g) {
+  gpu::TensorMapShape s;
+  s.base = g.data();
+  s.dims[0] = kPadD, s.dims[1] = kPadHeads, s.dims[2] = kPadRows;
+  s.strides[0] = kPadD * 2, s.strides[1] = kPadRowStride * 2;
+  s.box[0] = 64, s.box[1] = 1, s.box[2] = 64;
+  gpu::TensorMap m;
+  REQUIRE(gpu::encode_tensor_map(m, s));
+  return m;
+}
+}  // namespace
+
 TEST_CASE("emulator TMA: zeros outside the tensor, rows and heads from the map's strides", "[gpu][emulator][tma]") {
-  // [70 rows, 2 heads, 128] with the row stride padded to 320 elements.
-  constexpr int kRows = 70, kHeads = 2, kD = 128, kRowStride = 320;
+  constexpr int kRows = kPadRows, kHeads = kPadHeads, kD = kPadD, kRowStride = kPadRowStride;
   std::vector<std::uint16_t> g(kRows * kRowStride + 8);
   for (int r = 0; r < kRows; ++r)
     for (int h = 0; h < kHeads; ++h)
       for (int c = 0; c < kD; ++c) g[r * kRowStride + h * kD + c] = static_cast<std::uint16_t>(1 + r * 1000 + h * 300 + c);
-  gpu::TensorMapShape s;
-  s.base = g.data();
-  s.dims[0] = kD, s.dims[1] = kHeads, s.dims[2] = kRows;
-  s.strides[0] = kD * 2, s.strides[1] = kRowStride * 2;
-  s.box[0] = 64, s.box[1] = 1, s.box[2] = 64;
-  gpu::TensorMap m;
-  REQUIRE(gpu::encode_tensor_map(m, s));
+  const gpu::TensorMap m = padded_tensor_map(g);
   auto* base = reinterpret_cast<unsigned char*>(smem4);
   auto* bar = reinterpret_cast<std::uint64_t*>(base + 65536);
   emu_sm90::shared_base = smem4;
@@ -438,15 +447,8 @@ enum class StoreFault { none, write_after_issue, overwrite_before_wait, never_wa
 // each), then stored by thread 0 as one box into panel 1 of head 1 of a [70 rows, 2 heads, 128]
 // tensor at row0 (rows outside the tensor not written); the tensor's other elements keep 0xbeef.
 std::vector<std::uint16_t> run_tma_store(int row0, StoreFault fault) {
-  constexpr int kRows = 70, kHeads = 2, kD = 128, kRowStride = 320;
-  std::vector<std::uint16_t> g(kRows * kRowStride + 8, 0xbeef);
-  gpu::TensorMapShape s;
-  s.base = g.data();
-  s.dims[0] = kD, s.dims[1] = kHeads, s.dims[2] = kRows;
-  s.strides[0] = kD * 2, s.strides[1] = kRowStride * 2;
-  s.box[0] = 64, s.box[1] = 1, s.box[2] = 64;
-  gpu::TensorMap m;
-  REQUIRE(gpu::encode_tensor_map(m, s));
+  std::vector<std::uint16_t> g(kPadRows * kPadRowStride + 8, 0xbeef);
+  const gpu::TensorMap m = padded_tensor_map(g);
   auto* base = reinterpret_cast<unsigned char*>(smem4);
   std::memset(base, 0xff, 65536);
   emu_sm90::shared_base = smem4;
@@ -488,11 +490,11 @@ std::vector<std::uint16_t> run_tma_store(int row0, StoreFault fault) {
 
 TEST_CASE("emulator TMA store: a swizzled tile lands row-major inside the tensor; a changed source is reported",
           "[gpu][emulator][tma]") {
-  constexpr int kRowStride = 320, kD = 128;
+  constexpr int kRowStride = kPadRowStride, kD = kPadD;
   for (const int row0 : {3, 40, -5}) {
     const std::vector<std::uint16_t> g = run_tma_store(row0, StoreFault::none);
     long bad = 0;
-    for (int gr = 0; gr < 70; ++gr)
+    for (int gr = 0; gr < kPadRows; ++gr)
       for (int e = 0; e < kRowStride; ++e) {
         const int r = gr - row0, c = e - kD - 64;  // box row, column within head 1's panel 1
         const bool in_box = r >= 0 && r < 64 && c >= 0 && c < 64;

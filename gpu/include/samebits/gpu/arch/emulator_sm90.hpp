@@ -228,6 +228,28 @@ inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
 }
 inline void copy_async_mbarrier_arrive(std::uint64_t* bar) { mbarrier_arrive(bar); }
 
+// A TMA box's elements, TMA's loads and stores alike: f(shared, global) for element (x, y, z) of
+// the box at coordinates (c0, c1, c2) — shared: its address s0 + ((z box1 + y) box0 + x) 2 after the
+// 128-byte swizzle, a ^ (((a >> 7) & 7) << 4); global: its address in the tensor, nullptr where
+// the element lies outside it.
+namespace emu_detail {
+template <class F>
+void for_each_box_element(const samebits::gpu::TensorMapShape& s, int c0, int c1, int c2, std::uint32_t s0, F f) {
+  auto* base = static_cast<unsigned char*>(const_cast<void*>(s.base));
+  for (std::uint32_t z = 0; z < s.box[2]; ++z)
+    for (std::uint32_t y = 0; y < s.box[1]; ++y)
+      for (std::uint32_t x = 0; x < s.box[0]; ++x) {
+        const std::int64_t g0 = std::int64_t{c0} + x, g1 = std::int64_t{c1} + y, g2 = std::int64_t{c2} + z;
+        const bool in = g0 >= 0 && g1 >= 0 && g2 >= 0 && static_cast<std::uint64_t>(g0) < s.dims[0] &&
+                        static_cast<std::uint64_t>(g1) < s.dims[1] && static_cast<std::uint64_t>(g2) < s.dims[2];
+        const std::uint32_t a = s0 + ((z * s.box[1] + y) * s.box[0] + x) * 2;
+        f(a ^ (((a >> 7) & 7u) << 4),
+          in ? base + g0 * 2 + g1 * static_cast<std::int64_t>(s.strides[0]) + g2 * static_cast<std::int64_t>(s.strides[1])
+             : nullptr);
+      }
+}
+}  // namespace emu_detail
+
 // TMA (cp.async.bulk.tensor.3d, tile mode): the map holds its TensorMapShape (tensor_map.hpp's
 // emulator branch). The box lands at once: element (x, y, z) of the box — coordinates (c0 + x,
 // c1 + y, c2 + z), zero when any lies outside the tensor — at dst + ((z box1 + y) box0 + x) 2
@@ -241,19 +263,12 @@ inline void tma_load_3d(void* dst, const void* map, int c0, int c1, int c2, std:
   const std::uint32_t d0 = shared_address(dst);
   if (d0 % 1024 != 0) throw std::logic_error("tma_load_3d: destination not 1024-aligned (128-byte swizzle)");
   if (s.box[0] * 2 != 128) throw std::logic_error("tma_load_3d: the box's inner extent is not 128 bytes");
-  const char* base = static_cast<const char*>(s.base);
   auto* shared = static_cast<unsigned char*>(const_cast<void*>(emu_state::shared_base));
-  for (std::uint32_t z = 0; z < s.box[2]; ++z)
-    for (std::uint32_t y = 0; y < s.box[1]; ++y)
-      for (std::uint32_t x = 0; x < s.box[0]; ++x) {
-        const std::int64_t g0 = std::int64_t{c0} + x, g1 = std::int64_t{c1} + y, g2 = std::int64_t{c2} + z;
-        const bool in = g0 >= 0 && g1 >= 0 && g2 >= 0 && static_cast<std::uint64_t>(g0) < s.dims[0] &&
-                        static_cast<std::uint64_t>(g1) < s.dims[1] && static_cast<std::uint64_t>(g2) < s.dims[2];
-        std::uint16_t v = 0;
-        if (in) std::memcpy(&v, base + g0 * 2 + g1 * static_cast<std::int64_t>(s.strides[0]) + g2 * static_cast<std::int64_t>(s.strides[1]), 2);
-        const std::uint32_t a = d0 + ((z * s.box[1] + y) * s.box[0] + x) * 2;
-        std::memcpy(shared + (a ^ (((a >> 7) & 7u) << 4)), &v, 2);
-      }
+  emu_detail::for_each_box_element(s, c0, c1, c2, d0, [&](std::uint32_t sa, const unsigned char* g) {
+    std::uint16_t v = 0;
+    if (g != nullptr) std::memcpy(&v, g, 2);
+    std::memcpy(shared + sa, &v, 2);
+  });
   ++emu_state::tma_boxes;
   std::int64_t& tx = emu_detail::mbar_tx(bar);
   tx -= std::int64_t{s.box[0]} * s.box[1] * s.box[2] * 2;
@@ -262,9 +277,8 @@ inline void tma_load_3d(void* dst, const void* map, int c0, int c1, int c2, std:
   ++emu::current_block()->arrivals;
 }
 // TMA store (cp.async.bulk.tensor.3d.global.shared::cta.bulk_group, tile mode): the box at
-// (c0, c1, c2) from src, element (x, y, z) of the box read at src's shared address a = src +
-// ((z box1 + y) box0 + x) 2 swizzled as tma_load_3d's, written to the tensor where it lies inside
-// (a TMA store writes nothing outside). The element's bits are taken at issue; the thread's
+// (c0, c1, c2) read from src in the 128-byte swizzle (for_each_box_element), written to the tensor
+// where it lies inside (a TMA store writes nothing outside). The element's bits are taken at issue; the thread's
 // bulk_wait_group(_read) that retires its group checks the shared bytes still hold them — the
 // hardware reads them at some time in between, so a writer that had not finished before the
 // issue (a missing fence or barrier) or one that overwrote them before the wait is reported —
@@ -297,24 +311,15 @@ inline void tma_store_3d(const void* map, int c0, int c1, int c2, const void* sr
   const std::uint32_t s0 = shared_address(src);
   if (s0 % 1024 != 0) throw std::logic_error("tma_store_3d: source not 1024-aligned (128-byte swizzle)");
   if (s.box[0] * 2 != 128) throw std::logic_error("tma_store_3d: the box's inner extent is not 128 bytes");
-  auto* base = static_cast<unsigned char*>(const_cast<void*>(s.base));
   const auto* shared = static_cast<const unsigned char*>(emu_state::shared_base);
   emu::BulkStore st;
-  for (std::uint32_t z = 0; z < s.box[2]; ++z)
-    for (std::uint32_t y = 0; y < s.box[1]; ++y)
-      for (std::uint32_t x = 0; x < s.box[0]; ++x) {
-        const std::int64_t g0 = std::int64_t{c0} + x, g1 = std::int64_t{c1} + y, g2 = std::int64_t{c2} + z;
-        const bool in = g0 >= 0 && g1 >= 0 && g2 >= 0 && static_cast<std::uint64_t>(g0) < s.dims[0] &&
-                        static_cast<std::uint64_t>(g1) < s.dims[1] && static_cast<std::uint64_t>(g2) < s.dims[2];
-        const std::uint32_t a = s0 + ((z * s.box[1] + y) * s.box[0] + x) * 2, sw = a ^ (((a >> 7) & 7u) << 4);
-        std::uint16_t v;
-        std::memcpy(&v, shared + sw, 2);
-        st.src.push_back(sw);
-        st.dst.push_back(in ? base + g0 * 2 + g1 * static_cast<std::int64_t>(s.strides[0]) +
-                                  g2 * static_cast<std::int64_t>(s.strides[1])
-                            : nullptr);
-        st.bits.push_back(v);
-      }
+  emu_detail::for_each_box_element(s, c0, c1, c2, s0, [&](std::uint32_t sa, unsigned char* g) {
+    std::uint16_t v;
+    std::memcpy(&v, shared + sa, 2);
+    st.src.push_back(sa);
+    st.dst.push_back(g);
+    st.bits.push_back(v);
+  });
   ++emu_state::tma_stores;
   emu_detail::bulk_state().open.push_back(std::move(st));
 }
