@@ -114,8 +114,11 @@ struct Out {
 
 // §27: the TMA maps the launchers pass (on), none (off: every tile by cp.async), or the pairs'
 // maps swapped (K's for V's, Q's for dO's: the negative control that shows the boxes are read).
-enum class TmaMode { on, off, swapped };
+// ds_store_elsewhere: the dK/dV pass's D^S stores (§28) go to a decoy buffer, so the dq pass reads
+// the workspace's poison where they should have landed (the control that shows they write it).
+enum class TmaMode { on, off, swapped, ds_store_elsewhere };
 TmaMode g_tma = TmaMode::on;
+std::vector<std::uint64_t> g_ds_decoy;
 ac::TcMaps tc_maps(const sa::ForwardParams& p) {
   ac::TcMaps m = ac::tc_forward_maps(p, g_tma != TmaMode::off);
   if (g_tma == TmaMode::swapped) std::swap(m.k, m.v);
@@ -126,6 +129,12 @@ ac::TcMaps tc_maps(const sa::BackwardParams& p) {
   if (g_tma == TmaMode::swapped) {
     std::swap(m.k, m.v);
     std::swap(m.q, m.dout);
+  }
+  if (g_tma == TmaMode::ds_store_elsewhere && p.ds_workspace != nullptr) {
+    g_ds_decoy.assign(static_cast<std::size_t>(p.ds_workspace_bytes / 8), 0);
+    sa::BackwardParams q = p;
+    q.ds_workspace = g_ds_decoy.data();
+    m.ds_half = ac::tc_backward_maps(q, true).ds_half;
   }
   return m;
 }
@@ -649,15 +658,17 @@ TEST_CASE("tc kernels emulated: TMA boxes for whole tiles, cp.async for the rest
   emu_sm90::tma_boxes = 0;
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 51, emu::Order::shuffled);
   CHECK(emu_sm90::tma_boxes > 0);
-  emu_sm90::tma_boxes = 0;
+  emu_sm90::tma_boxes = emu_sm90::tma_stores = 0;
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 52, emu::Order::shuffled);
   CHECK(emu_sm90::tma_boxes > 0);
+  CHECK(emu_sm90::tma_stores > 0);  // §28: the stored-D^S backward's dK/dV pass stored its tiles by TMA
 
   g_tma = TmaMode::off;
-  emu_sm90::tma_boxes = 0;
+  emu_sm90::tma_boxes = emu_sm90::tma_stores = 0;
   check<128, ac::NvccExpLog, DType::bf16, DType::bf16>(kLong, 51, emu::Order::shuffled);
   check_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(kCausal320, 52, emu::Order::shuffled);
   CHECK(emu_sm90::tma_boxes == 0);
+  CHECK(emu_sm90::tma_stores == 0);
 
   // Negative control: swapped maps.
   g_tma = TmaMode::swapped;
@@ -686,6 +697,12 @@ TEST_CASE("tc kernels emulated: TMA boxes for whole tiles, cp.async for the rest
       CHECK(mismatches(got.dv, want.dv) > 0);
       CHECK(mismatches(got.dq, want.dq) > 0);
     }
+    // §28's control: the D^S stores sent elsewhere leave the dq pass the workspace's poison.
+    g_tma = TmaMode::ds_store_elsewhere;
+    const Grads got = run_backward<64, ac::NvccExpLog, DType::bf16, DType::bf16, DType::bf16>(
+        c, o_bytes, lse, nullptr, emu::Order::forward, BwdForm::two_pass_stored_ds);
+    CHECK(mismatches(got.dq, want.dq) > 0);
+    CHECK(mismatches(got.dk, want.dk) == 0);
   }
   g_tma = TmaMode::on;
 }
@@ -731,4 +748,30 @@ TEST_CASE("tc TMA maps: made for aligned tensors, refused by name otherwise", "[
   CHECK(ac::tc_tma_enabled());
   ::unsetenv("SAMEBITS_TC_TMA");
   CHECK(ac::tc_tma_enabled());
+}
+
+// §27: the tensor-core backward stores dq (and the dK/dV accumulators) in pairs of adjacent columns;
+// store_pair_from_f32 must write the bytes two store_from_f32 write, special values included.
+TEST_CASE("tc: a pair store writes the bytes of two element stores (bf16, f16, f32)", "[tc]") {
+  const float vals[] = {0.0f, -0.0f, 1.0f, -1.5f, 65504.0f, 70000.0f, 1e-8f, -3e-41f, 3.4e38f,
+                        std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                        samebits::fp::from_bits(0x7fc00001u), samebits::fp::from_bits(0xffa00000u), 0.1f, 1.0f / 3.0f};
+  constexpr int n = static_cast<int>(sizeof vals / sizeof vals[0]);
+  for (DType t : {DType::bf16, DType::f16, DType::f32}) {
+    alignas(16) unsigned char a[8 * n * n], b[8 * n * n];
+    std::memset(a, 0xab, sizeof a);
+    std::memset(b, 0xab, sizeof b);
+    for (int x = 0; x < n; ++x)
+      for (int y = 0; y < n; ++y) {
+        const std::int64_t i = 2 * (x * n + y);
+        sk::store_pair_from_f32(a, t, i, vals[x], vals[y]);
+        sk::store_from_f32(b, t, i, vals[x]);
+        sk::store_from_f32(b, t, i + 1, vals[y]);
+      }
+    INFO(sk::dtype_name(t));
+    CHECK(std::memcmp(a, b, sizeof a) == 0);
+    // Control: one element's lowest bit flipped is seen.
+    a[sk::dtype_size(t) * 7] ^= 1u;
+    CHECK(std::memcmp(a, b, sizeof a) != 0);
+  }
 }

@@ -113,8 +113,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
 #pragma unroll
         for (int w = 0; w < kTcWarpgroups; ++w)
           if (ds_tma[w]) {
-            const std::int64_t tile = (tc_ds_tile(p, seq_index, 2 * t + w - u_seq0, b, h) -
-                                       static_cast<const char*>(p.ds_workspace)) / TcDsTile::kBytes;
+            const std::int64_t tile = tc_ds_tile_index(p, seq_index, 2 * t + w - u_seq0, b, h);
             tc_tma_tile<64, kTcKeys>(dst + Tile::kBytes + w * Ly::kDsBytes, maps.ds, tile * kTcKeys, 0, bar(Ly::kFull, st));
           }
       }

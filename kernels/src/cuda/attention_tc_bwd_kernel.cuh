@@ -77,11 +77,18 @@ struct TcBwdLayout {
 using TcDsTile = TcSwTile<kTcBwdRows, kTcKeys>;
 static_assert(kTcBwdRows == 64 && kTcKeys == 128 && TcDsTile::kBytes == 16384,
               "backward_ds_workspace_bytes counts 16 KiB tiles of 64 query rows x 128 keys");
-SAMEBITS_DEVICE_FUNC char* tc_ds_tile(const BackwardParams& p, int seq_index, int rank, int kb, int h) {
+SAMEBITS_DEVICE_FUNC std::int64_t tc_ds_tile_index(const BackwardParams& p, int seq_index, int rank, int kb, int h) {
   const std::int64_t tiles = (std::int64_t{p.max_seqlen_q} + kTcBwdRows - 1) / kTcBwdRows + 1,
                      blocks = (std::int64_t{p.max_seqlen_k} + kTcKeys - 1) / kTcKeys;
-  return static_cast<char*>(p.ds_workspace) + (((seq_index * tiles + rank) * blocks + kb) * p.hq + h) * TcDsTile::kBytes;
+  return ((seq_index * tiles + rank) * blocks + kb) * p.hq + h;
 }
+SAMEBITS_DEVICE_FUNC char* tc_ds_tile(const BackwardParams& p, int seq_index, int rank, int kb, int h) {
+  return static_cast<char*>(p.ds_workspace) + tc_ds_tile_index(p, seq_index, rank, kb, h) * TcDsTile::kBytes;
+}
+// The dK/dV pass's warpgroups hand their shared D^S half to the TMA store over named barriers
+// 1 + wg (attention-tc.md §28).
+inline constexpr int kTcDsBarrier = 1;
+static_assert(kTcMapKeyRows / 2 == kTcWgRows, "the ds_half map's box is one warpgroup's 64 keys of a tile");
 
 // The flag of position tile `tile` (counted from the sequence's first) at
 // head h: a sequence has at most Lq tiles (each holds a row), so q0 + tile is
@@ -409,6 +416,33 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
         for (int j = 0; j < 4; ++j)
           *reinterpret_cast<std::uint32_t*>(row + 8 * 128 * (j % 2) + ((2 * kk + j / 2) << 4)) = da[kk][j];
     };
+    // §28: the same words by TMA when the map exists — each warpgroup writes its 64 key rows of the
+    // tile into its half of the (otherwise unused) dS^ region as TcDsTile lays them out (128-byte
+    // swizzle: a warp's 4-byte stores of one register fall in 32 distinct banks), and its first
+    // thread stores the half with one box. The half is reused a tile later: that thread waits for
+    // the previous box to have read it before the warpgroup's first barrier, and the second
+    // barrier (after every writer's proxy fence) precedes the issue. The bytes in global memory
+    // are the 16 stores' above.
+    char* const ds_half = sDs + wg * (TcDsTile::kBytes / 2);
+    const bool wg_issuer = tid % 128 == 0;
+    auto store_ds_tma = [&](int u) {
+      if (wg_issuer) gpu::bulk_wait_group_read<0>();
+      gpu::named_barrier_sync(kTcDsBarrier + wg, 128);
+      const int key = warp * 16 + lane / 4;  // the register's key row in the half (+ 8 for odd j)
+#pragma unroll
+      for (int kk = 0; kk < kTcBwdGroups; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          *reinterpret_cast<std::uint32_t*>(ds_half + TcDsTile::offset(key + 8 * (j % 2), 2 * kk + j / 2) + 4 * quad) =
+              da[kk][j];
+      gpu::fence_proxy_async_shared();  // st.shared before the TMA store reads it
+      gpu::named_barrier_sync(kTcDsBarrier + wg, 128);
+      if (wg_issuer) {
+        const std::int64_t tile = tc_ds_tile_index(p, seq_index, u - u_seq0, kb, h);
+        gpu::tma_store_3d(&maps.ds_half, 0, 0, static_cast<int>(tile * kTcKeys + wg * kTcWgRows), ds_half);
+        gpu::bulk_commit_group();
+      }
+    };
     auto s_dp_of = [&](int j) {  // S^T, dP^T of tile u_first + j issued; p, ds into pa, da
       const int buf = j % Bl::kQStages, qi0 = (u_first + j) * kTcBwdRows - a0;
       gpu::wgmma_wait<1>();  // S^T has landed
@@ -417,7 +451,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       gpu::wgmma_wait<0>();  // dP^T has landed
       fence_chain(dpt);
       ds_of(qi0, sDelta + buf * kTcBwdRows);
-      if (p.ds_workspace != nullptr) store_ds(u_first + j);
+      if (p.ds_workspace != nullptr) {
+        if (maps.ds_halves) store_ds_tma(u_first + j);
+        else store_ds(u_first + j);
+      }
     };
     auto tile = [&](int u, auto next_c) {
       const int j = u - u_first, buf = j % Bl::kQStages;
@@ -458,6 +495,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       for (int u = u_first; u < u_last; ++u) tile(u, std::true_type{});
       tile(u_last, std::false_type{});
     }
+    if (p.ds_workspace != nullptr && maps.ds_halves && wg_issuer) gpu::bulk_wait_group<0>();  // no store outlives the block
   } else {
     // The one-pass form: one block barrier per tile (and its dS^ and flag barriers), after which:
     //   - every thread's copies of tile u and its lse, delta are visible to every thread;
@@ -556,16 +594,27 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
   }
   gpu::copy_async_wait<0>();  // no copy outlives the block
 
+  // Elements i, i + 1 are adjacent columns: one 8-byte store of the pair when both workspaces are
+  // 8-aligned (the launcher's are), half the store instructions of 4-byte ones, whose queue held
+  // 13 % of the dK/dV pass's stall samples at its end (ncu, H100, §27).
+  const bool pairs = ((reinterpret_cast<std::uintptr_t>(p.accum_k) | reinterpret_cast<std::uintptr_t>(p.accum_v)) & 7u) == 0;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     if (acc_key(2 * r) >= valid_keys) continue;
     float* kout = p.accum_k + acc_offset(r);
     float* vout = p.accum_v + acc_offset(r);
 #pragma unroll
-    for (int i = 0; i < kAcc; ++i) {
+    for (int i = 0; i < kAcc; i += 2) {
       if ((i / 2) % 2 != r) continue;
-      kout[8 * (i / 4) + i % 2] = ak[i];
-      vout[8 * (i / 4) + i % 2] = av[i];
+      if (pairs) {
+        gpu::store_coherent2(kout + 8 * (i / 4), ak[i], ak[i + 1]);
+        gpu::store_coherent2(vout + 8 * (i / 4), av[i], av[i + 1]);
+      } else {
+        kout[8 * (i / 4)] = ak[i];
+        kout[8 * (i / 4) + 1] = ak[i + 1];
+        vout[8 * (i / 4)] = av[i];
+        vout[8 * (i / 4) + 1] = av[i + 1];
+      }
     }
   }
 }

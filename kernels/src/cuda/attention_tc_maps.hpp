@@ -26,7 +26,9 @@ struct TcMaps {
   gpu::TensorMap k, v;     // box [128 rows x 1 head x 64 d]: one panel of a key block
   gpu::TensorMap q, dout;  // box [64 rows x 1 head x 64 d]: one panel of a dK/dV-pass query tile
   gpu::TensorMap ds;       // the stored D^S tiles as [rows of 128 B]: box 128 rows (one tile)
+  gpu::TensorMap ds_half;  // the same, box 64 rows: one warpgroup's half of a tile (the dK/dV pass's stores)
   bool kv = false, q_dout = false, ds_tiles = false;  // which maps exist (both of a pair, or none)
+  bool ds_halves = false;
 };
 
 // Diagnostic switch for A/B timing in one binary: SAMEBITS_TC_TMA=0 makes no maps (cp.async only).
@@ -79,6 +81,7 @@ inline TcMaps tc_backward_maps(const BackwardParams& p, bool enable) {
   if (p.ds_workspace != nullptr) {
     const std::int64_t rows = p.ds_workspace_bytes / 128;
     m.ds_tiles = tc_tile_map(m.ds, p.ds_workspace, Strides{64, 64}, rows, 1, 64, kTcMapKeyRows);
+    m.ds_halves = tc_tile_map(m.ds_half, p.ds_workspace, Strides{64, 64}, rows, 1, 64, kTcMapKeyRows / 2);
   }
   return m;
 }

@@ -93,4 +93,19 @@ SAMEBITS_FUNC void store_from_f32(void* base, DType t, std::int64_t i, float x) 
   }
 }
 
+// Elements i and i + 1 (i even; base aligned to two elements) in one 4-byte (16-bit types) or 8-byte
+// (f32) store: the values of store_from_f32(base, t, i, x) and store_from_f32(base, t, i + 1, y).
+SAMEBITS_FUNC void store_pair_from_f32(void* base, DType t, std::int64_t i, float x, float y) {
+  if (t == DType::f32) {
+    struct alignas(8) Pair {
+      float lo, hi;
+    };
+    static_cast<Pair*>(base)[i / 2] = Pair{canonical(x), canonical(y)};
+  } else {
+    const std::uint32_t lo = t == DType::bf16 ? f32_to_bf16(x) : f32_to_f16(x);
+    const std::uint32_t hi = t == DType::bf16 ? f32_to_bf16(y) : f32_to_f16(y);
+    static_cast<std::uint32_t*>(base)[i / 2] = lo | (hi << 16);
+  }
+}
+
 }  // namespace samebits::kernels
