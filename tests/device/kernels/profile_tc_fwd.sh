@@ -7,15 +7,18 @@
 #                    tensor pipe's activity (ncu runs the SM at its base clock)
 #   src_fwd.csv.gz   per SASS instruction: executed count and stall samples by reason
 #   stalls_fwd.txt   tests/device/kernels/stall_summary.py of it
+#   PROFILE_LIBM=nvcc-fast   that libm instead of nvcc (the directory gets its name: profile_fwd_NAME_LIBM)
 set -u
 [ $# -eq 1 ] || { echo "usage: profile_tc_fwd.sh NAME (v/NAME/attention_tc_check)" >&2; exit 2; }
 bin=v/$1/attention_tc_check
 [ -e "$bin" ] || { echo "no $bin" >&2; exit 2; }
 R=${OUT:-/tmp/out}/r
+libm=${PROFILE_LIBM:-nvcc}
 P=$R/profile_fwd_$1
+[ "$libm" = nvcc ] || P=${P}_$libm
 mkdir -p "$P"
 pack() { tar czf "${OUT:-/tmp/out}/results.tgz" -C "$(dirname "$R")" r; }
-drive=("$bin" --sections bench --bench-seqlens 4096 --bench-libms nvcc --bench-reps 1 --out /tmp/profile_fwd_bench)
+drive=("$bin" --sections bench --bench-seqlens 4096 --bench-libms "$libm" --bench-reps 1 --out /tmp/profile_fwd_bench)
 timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
   --section InstructionStats --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
   -k regex:"attention_tc_forward_kernel" --launch-count 1 "${drive[@]}" > "$P/details.txt" 2>&1
