@@ -102,8 +102,8 @@ struct BackwardParams : ProblemParams {
   // pass reads it back instead of recomputing S, dP and dS: the same bits,
   // O(hq * Lq * Lk) bytes (bf16/f16) of memory. Measured on an H100 at
   // S = 4096 (Qwen3-8B shapes, causal; the tiles leave by TMA store, §28):
-  // forward + backward 1.58 -> 1.42 ms with libm nvcc (every S measured),
-  // 1.29 -> 1.25 with nvcc-fast (not at S = 8192). Null (the default): the dq
+  // forward + backward 1.58 -> 1.42 ms with libm nvcc (faster at every S from
+  // 512 to 16384), 1.29 -> 1.25 with nvcc-fast (slower at S = 8192). Null (the default): the dq
   // pass recomputes them (O(rows) workspace).
   void* ds_workspace = nullptr;
   std::int64_t ds_workspace_bytes = 0;
