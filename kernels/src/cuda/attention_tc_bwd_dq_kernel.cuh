@@ -172,7 +172,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     tc_stage_tile_sw<D>(sQ, p.q, p.q_stride, seq.q0 + qi0, q_first, q_end, h);
     tc_stage_tile_sw<D>(sDo, p.dout, p.dout_stride, seq.q0 + qi0, q_first, q_end, h);
     gpu::copy_async_mbarrier_arrive(bar(Ly::kQFull, 0));
-    gpu::mbarrier_wait<kTcConsumerSuspendNs>(bar(Ly::kQFull, 0), 0);
+    gpu::mbarrier_wait(bar(Ly::kQFull, 0), 0);
 
     // Descriptors (TcSwTile): Q, dO as A and K, V rows of one half as B, K-major over d (k16 step
     // Tile::k_step); K as B of the partial, N-major (N = d, K = keys: the forward's V reading,
@@ -188,7 +188,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
 
     for (int b = 0; b < blocks; ++b) {
       const int st = b % Ly::kStages;
-      gpu::mbarrier_wait<kTcConsumerSuspendNs>(bar(Ly::kFull, st), (b / Ly::kStages) & 1);
+      gpu::mbarrier_wait(bar(Ly::kFull, st), (b / Ly::kStages) & 1);
       gpu::fence_proxy_async_shared();
       const std::uint64_t stage = static_cast<std::uint64_t>(st) * kStepStage;
       // Block b is whole for every valid row when its last key is in the first valid row's list.

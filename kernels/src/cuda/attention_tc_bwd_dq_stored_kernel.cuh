@@ -92,7 +92,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     const bool issuer = tid % kTcProducerThreads == 0;
     for (int b = 0; b < blocks; ++b) {
       const int st = b % Ly::kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
-      if (b >= Ly::kStages) gpu::mbarrier_wait<kTcProducerSuspendNs>(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
+      if (b >= Ly::kStages) gpu::mbarrier_wait(bar(Ly::kEmpty, st), (b / Ly::kStages - 1) & 1);
       char* dst = smem + Ly::kStage0 + st * Ly::kStageBytes;
       const std::int64_t row0 = seq.k0 + std::int64_t{b} * kTcKeys;
       // The dK/dV pass of block b wrote tiles u_first(b) .. u_last (its a_first, §6).
@@ -167,7 +167,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_bwd_d
     static_assert(TcDsTile::kKeyStep == Tile::kKeyStep, "one 16-row step for both operands");
     for (int b = 0; b < blocks; ++b) {
       const int st = b % Ly::kStages;
-      gpu::mbarrier_wait<kTcConsumerSuspendNs>(bar(Ly::kFull, st), (b / Ly::kStages) & 1);
+      gpu::mbarrier_wait(bar(Ly::kFull, st), (b / Ly::kStages) & 1);
       gpu::fence_proxy_async_shared();
       const std::uint64_t stage = static_cast<std::uint64_t>(st) * kStepStage;
       float part[kDv];

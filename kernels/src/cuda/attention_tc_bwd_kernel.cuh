@@ -395,7 +395,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
     // waits: one may run up to two tiles ahead of the other. The last tile is peeled off (a
     // compile-time `next`: no wgmma under a run-time condition, §18).
     auto wait_full = [&](int j) {
-      gpu::mbarrier_wait<kTcConsumerSuspendNs>(full + j % Bl::kQStages, (j / Bl::kQStages) & 1);
+      gpu::mbarrier_wait(full + j % Bl::kQStages, (j / Bl::kQStages) & 1);
       gpu::fence_proxy_async_shared();
     };
     // tile(u): tile u's dV, dK steps (its p and ds in pa, da), then — when there is a tile u + 1
@@ -481,7 +481,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcThreads, 1) attention_tc_bwd_kern
       }
       if (u + 3 <= u_last) {
         const int next = (j + 3) % Bl::kQStages;  // tile u - 1's stage
-        if (j >= 1) gpu::mbarrier_wait<kTcConsumerSuspendNs>(empty + next, ((j - 1) / Bl::kQStages) & 1);
+        if (j >= 1) gpu::mbarrier_wait(empty + next, ((j - 1) / Bl::kQStages) & 1);
         stage_tile(u + 3, next);
         gpu::copy_async_mbarrier_arrive(full + next);
       }

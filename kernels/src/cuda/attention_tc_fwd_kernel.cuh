@@ -87,18 +87,6 @@ inline constexpr int kTcKeys = tc::kBlock;
 #define SAMEBITS_TC_PING_PONG 1  // 1: the two warpgroups take turns issuing GEMMs (FlashAttention-3), attention-tc.md §18; 0: off
 #endif
 inline constexpr bool kTcPingPong = SAMEBITS_TC_PING_PONG != 0;
-// How long a wait on a stage barrier may suspend its warp per try (gpu::mbarrier_wait; 0: the
-// hardware's own short limit, so a long wait re-issues try_wait and a branch in issue slots that
-// the consumers sharing the scheduler could use). Producers wait long (their stage is read for a
-// whole key block); consumers seldom. Measured on an H200, no gain either way (attention-tc.md §29).
-#ifndef SAMEBITS_TC_PRODUCER_SUSPEND_NS
-#define SAMEBITS_TC_PRODUCER_SUSPEND_NS 0
-#endif
-#ifndef SAMEBITS_TC_CONSUMER_SUSPEND_NS
-#define SAMEBITS_TC_CONSUMER_SUSPEND_NS 0
-#endif
-inline constexpr unsigned kTcProducerSuspendNs = SAMEBITS_TC_PRODUCER_SUSPEND_NS;
-inline constexpr unsigned kTcConsumerSuspendNs = SAMEBITS_TC_CONSUMER_SUSPEND_NS;
 inline constexpr int kTcTurnBarrier = 1;  // named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's)
 static_assert(kTcKeys == 128, "one key block is the N of the S wgmma (m64n128k16)");
 static_assert(kTcKeys % kTcRows == 0,
@@ -254,7 +242,7 @@ SAMEBITS_DEVICE_FUNC void tc_produce_kv(const P& p, const TcMaps& maps, const Se
   const bool issuer = gpu::threadIdx.x % kTcProducerThreads == 0;
   for (int b = 0; b < blocks; ++b) {
     const int st = b % kStages, end = gpu::min_int(kTcKeys, seq.lk - b * kTcKeys);
-    if (b >= kStages) gpu::mbarrier_wait<kTcProducerSuspendNs>(empty + st, (b / kStages - 1) & 1);
+    if (b >= kStages) gpu::mbarrier_wait(empty + st, (b / kStages - 1) & 1);
     char* k_dst = stage0 + st * stage_bytes;
     const std::int64_t row0 = seq.k0 + std::int64_t{b} * kTcKeys;
     if (maps.kv && end == kTcKeys) {
@@ -330,7 +318,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
   gpu::setmaxnreg_inc<kTcConsumerRegs>();
   // A consumer waits for block b's stage, then makes the copies visible to wgmma's reads.
   auto wait_full = [&](int b) {
-    gpu::mbarrier_wait<kTcConsumerSuspendNs>(bar(Ly::kFull, b % Ly::kStages), (b / Ly::kStages) & 1);
+    gpu::mbarrier_wait(bar(Ly::kFull, b % Ly::kStages), (b / Ly::kStages) & 1);
     gpu::fence_proxy_async_shared();
   };
 
@@ -502,7 +490,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
     // Prologue: Q (the consumers' copies), block 0; S and softmax of block 0.
     tc_stage_tile_sw<D>(sQ, p.q, p.q_stride, seq.q0 + qi0, q_first, q_end, h);
     gpu::copy_async_mbarrier_arrive(bar(Ly::kQFull, 0));
-    gpu::mbarrier_wait<kTcConsumerSuspendNs>(bar(Ly::kQFull, 0), 0);
+    gpu::mbarrier_wait(bar(Ly::kQFull, 0), 0);
     wait_full(0);
 
     float s[kTcKeys / 2];

@@ -12,28 +12,21 @@ table gives the difference (second minus first) per opcode. Executed counts, not
 """
 import argparse
 import collections
-import csv
-import gzip
-import io
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stall_summary import rows_of  # noqa: E402  (the same ncu source-page CSV)
 
 
 def census(path):
-    raw = gzip.open(path, "rt") if path.endswith(".gz") else open(path)
-    lines = raw.read().splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"Address"')), None)
-    if start is None:
-        sys.exit(f"{path}: no ncu source table (a line starting with \"Address\")")
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
-    head = rows[0]
+    head, data = rows_of(path)
     ix = {h: i for i, h in enumerate(head)}
     if "Instructions Executed" not in ix:
         sys.exit(f"{path}: no 'Instructions Executed' column (collect with --section SourceCounters)")
     counts = collections.Counter()
-    for r in rows[1:]:
-        if len(r) != len(head) or not r[0].startswith("0x"):
-            continue
+    for r in data:
         words = [w for w in r[ix["Source"]].split() if not w.startswith("@")]
         counts[words[0] if words else "?"] += int(r[ix["Instructions Executed"]] or 0)
     return counts

@@ -217,7 +217,6 @@ inline void mbarrier_arrive(std::uint64_t* bar) {
   ++emu::current_block()->arrivals;
 }
 inline void mbarrier_expect_tx(std::uint64_t* bar, std::uint32_t bytes) { emu_detail::mbar_tx(bar) += bytes; }
-template <unsigned kSuspendNs = 0>  // the hardware's suspend hint: no meaning here
 inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
   // A wait is a point where the hardware may hold a thread while others run on, even when the
   // phase has already completed: yield once (still runnable), so that a schedule such as

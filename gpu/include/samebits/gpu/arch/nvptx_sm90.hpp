@@ -98,32 +98,13 @@ __device__ __forceinline__ void fence_mbarrier_init() {
 __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
 }
-//
-// kSuspendNs > 0: each try may suspend the thread up to that many nanoseconds (PTX
-// suspendTimeHint; it resumes when the phase completes). Without it a try returns after a short
-// system-dependent time, so a warp that waits long (a producer whose stage is still being read)
-// issues a try_wait and a branch again and again, in issue slots the warps sharing its scheduler
-// could use (the forward's producer: 4.6M tries at S = 4096, about 66 a key block a warp).
-__device__ __forceinline__ void mbarrier_try_wait_loop(std::uint64_t* bar, unsigned parity) {
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
   asm volatile(
       "{\n.reg .pred done;\nWAIT:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
       "@!done bra WAIT;\n}\n" ::"r"(shared_address(bar)),
       "r"(parity)
       : "memory");
-}
-__device__ __forceinline__ void mbarrier_try_wait_loop(std::uint64_t* bar, unsigned parity, unsigned suspend_ns) {
-  asm volatile(
-      "{\n.reg .pred done;\nWAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1, %2;\n"
-      "@!done bra WAIT;\n}\n" ::"r"(shared_address(bar)),
-      "r"(parity), "r"(suspend_ns)
-      : "memory");
-}
-template <unsigned kSuspendNs = 0>
-__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
-  if constexpr (kSuspendNs == 0) mbarrier_try_wait_loop(bar, parity);
-  else mbarrier_try_wait_loop(bar, parity, kSuspendNs);
 }
 __device__ __forceinline__ void copy_async_mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(shared_address(bar)) : "memory");
