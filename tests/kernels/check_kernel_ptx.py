@@ -74,7 +74,7 @@ def main():
     def compile_one(job):
         unit, build = job
         out = os.path.join(tmp, f'{unit}{build}.ptx')
-        cmd = [nvcc, '-ptx', '-arch=sm_90', '-std=c++20', '-O3', f'-I{root}/libm/include', f'-I{root}/gpu/include', f'-I{root}/kernels/include',
+        cmd = [nvcc, '-ptx', '-arch=sm_90', '-std=c++20', '-O3', f'-I{root}/libm/include', f'-I{root}/gpu/include', f'-I{root}/kernels/include', f'-I{root}/kernels/src',
                *builds[build], f'{root}/kernels/src/cuda/{unit}.cu', '-o', out]
         r = subprocess.run(cmd, capture_output=True, text=True)
         return unit, build, r, out

@@ -31,10 +31,10 @@
 
 #include "samebits/gpu/emulator.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
-#include "attention_bwd_delta_kernel.cuh"
-#include "attention_bwd_fold_kernel.cuh"
-#include "attention_bwd_kernel.cuh"
-#include "attention_fwd_kernel.cuh"
+#include "portable/attention/bwd_delta_kernel.cuh"
+#include "portable/attention/bwd_fold_kernel.cuh"
+#include "portable/attention/bwd_kernel.cuh"
+#include "portable/attention/fwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
 alignas(16) gpu::float4 smem4[227 * 1024 / 16];  // the kernels' extern shared array

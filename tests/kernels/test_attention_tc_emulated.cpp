@@ -1,5 +1,5 @@
 // The sm90-tensor-core forward and backward kernels' own source
-// (kernels/src/cuda/attention_tc_fwd_kernel.cuh, attention_tc_bwd_kernel.cuh
+// (kernels/src/sm90/attention_tc/fwd_kernel.cuh, attention_tc_bwd_kernel.cuh
 // with the launcher's delta, fold and dq finish) run on the CPU by the fiber
 // emulator, its wgmma instructions executed by the tensor-core model
 // (gpu/arch/emulator_sm90.hpp), against the CPU reference of the policy
@@ -32,14 +32,14 @@
 #include "samebits/gpu/emulator.hpp"
 #include "samebits/kernels/attention/api.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"
-#include "attention_bwd_delta_kernel.cuh"
-#include "attention_bwd_fold_kernel.cuh"
-#include "attention_bwd_kernel.cuh"
-#include "attention_tc_bwd_dq_kernel.cuh"
-#include "attention_tc_bwd_dq_stored_kernel.cuh"
-#include "attention_tc_bwd_kernel.cuh"
-#include "attention_tc_fwd_kernel.cuh"
-#include "attention_validate.hpp"
+#include "portable/attention/bwd_delta_kernel.cuh"
+#include "portable/attention/bwd_fold_kernel.cuh"
+#include "portable/attention/bwd_kernel.cuh"
+#include "sm90/attention_tc/bwd_dq_kernel.cuh"
+#include "sm90/attention_tc/bwd_dq_stored_kernel.cuh"
+#include "sm90/attention_tc/bwd_kernel.cuh"
+#include "sm90/attention_tc/fwd_kernel.cuh"
+#include "validate/attention_validate.hpp"
 
 namespace samebits::kernels::attention::cuda {
 alignas(16) gpu::float4 smem4[227 * 1024 / 16];  // the kernel's extern shared array
@@ -741,13 +741,6 @@ TEST_CASE("tc TMA maps: made for aligned tensors, refused by name otherwise", "[
   CHECK_FALSE(ac::tc_tile_map(m, buf + 1, sa::Strides{256, 128}, 4, 2, 128, 64));
   CHECK_FALSE(ac::tc_tile_map(m, buf, sa::Strides{256, 128}, 0, 2, 128, 64));  // no rows
   CHECK_FALSE(ac::tc_tile_map(m, buf, sa::Strides{256, 128}, std::int64_t{1} << 31, 2, 128, 64));  // coordinates are int32
-  // SAMEBITS_TC_TMA=0 turns the maps off (the A/B switch); anything else leaves them on.
-  ::setenv("SAMEBITS_TC_TMA", "0", 1);
-  CHECK_FALSE(ac::tc_tma_enabled());
-  ::setenv("SAMEBITS_TC_TMA", "1", 1);
-  CHECK(ac::tc_tma_enabled());
-  ::unsetenv("SAMEBITS_TC_TMA");
-  CHECK(ac::tc_tma_enabled());
 }
 
 // §27: the tensor-core backward stores dq (and the dK/dV accumulators) in pairs of adjacent columns;

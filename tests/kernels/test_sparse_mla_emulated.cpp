@@ -22,7 +22,7 @@
 
 #include "samebits/gpu/emulator.hpp"
 #include "samebits/kernels/sparse_mla/reference_api.hpp"
-#include "sparse_mla_bwd_streamed_kernel.cuh"
+#include "portable/sparse_mla/bwd_streamed_kernel.cuh"
 
 namespace samebits::kernels::sparse_mla::cuda {
 alignas(16) gpu::float4 smem4[227 * 1024 / 16];  // the kernels' extern shared array

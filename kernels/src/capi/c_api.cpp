@@ -13,8 +13,8 @@
 #include <exception>
 #include <string>
 
-#include "../validate/attention_validate.hpp"
-#include "../validate/sparse_mla_validate.hpp"
+#include "validate/attention_validate.hpp"
+#include "validate/sparse_mla_validate.hpp"
 #include "samebits/kernels/attention/api.hpp"
 #include "samebits/kernels/attention/contract.hpp"
 #include "samebits/kernels/attention/reference_api.hpp"

@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "../validate/attention_validate.hpp"
-#include "attention_launch.hpp"
-#include "pointer_query.hpp"
+#include "validate/attention_validate.hpp"
+#include "cuda/attention_launch.hpp"
+#include "cuda/pointer_query.hpp"
 #include "samebits/kernels/attention/api.hpp"
 
 namespace samebits::kernels::attention {

@@ -4,8 +4,8 @@
 // fold into dk/dv; dq's rounding. No floating-point atomics: every dK/dV
 // workspace element has one writer, dq's accumulators are advanced by one
 // block at a time in list order behind a flag.
-#include "attention_launch.hpp"
-#include "attention_launch_bwd_pipeline.cuh"
+#include "cuda/attention_launch.hpp"
+#include "cuda/attention_launch_bwd_pipeline.cuh"
 
 namespace samebits::kernels::attention::cuda {
 namespace {

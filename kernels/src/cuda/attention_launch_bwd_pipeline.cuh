@@ -7,9 +7,9 @@
 // zero rule under sm90-tensor-core (kZeroRule, attention-tc.md §7). No floating-point atomics.
 #pragma once
 
-#include "attention_bwd_delta_kernel.cuh"
-#include "attention_bwd_fold_kernel.cuh"
-#include "attention_bwd_kernel.cuh"
+#include "portable/attention/bwd_delta_kernel.cuh"
+#include "portable/attention/bwd_fold_kernel.cuh"
+#include "portable/attention/bwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

@@ -1,8 +1,8 @@
 // kernels/src/cuda/attention_launch_fwd.cu — the forward launcher: grid
 // (query tiles of the longest sequence, hq, num_seqs); blocks past their
 // sequence's end return at once.
-#include "attention_fwd_kernel.cuh"
-#include "attention_launch.hpp"
+#include "portable/attention/fwd_kernel.cuh"
+#include "cuda/attention_launch.hpp"
 
 namespace samebits::kernels::attention::cuda {
 namespace {

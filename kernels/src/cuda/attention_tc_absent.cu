@@ -2,7 +2,7 @@
 // attention_tc_launch_fwd.cu and attention_tc_launch_bwd.cu when the build targets no sm_90a (-Dnvcc_arch
 // other than sm_90/sm_90a): the API then refuses the sm90-tensor-core policy
 // by name before any launch.
-#include "attention_launch.hpp"
+#include "cuda/attention_launch.hpp"
 
 namespace samebits::kernels::attention::cuda {
 

@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../validate/attention_validate.hpp"
+#include "validate/attention_validate.hpp"
 
 namespace samebits::kernels::cuda_runtime {
 

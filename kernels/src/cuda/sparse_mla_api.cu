@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "../validate/sparse_mla_validate.hpp"
-#include "pointer_query.hpp"
+#include "validate/sparse_mla_validate.hpp"
+#include "cuda/pointer_query.hpp"
 #include "samebits/kernels/sparse_mla/api.hpp"
-#include "sparse_mla_launch.hpp"
+#include "cuda/sparse_mla_launch.hpp"
 
 namespace samebits::kernels::sparse_mla {
 namespace {

@@ -9,9 +9,9 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "sparse_mla_bwd_kernel.cuh"
-#include "sparse_mla_bwd_streamed_kernel.cuh"
-#include "sparse_mla_launch.hpp"
+#include "portable/sparse_mla/bwd_kernel.cuh"
+#include "portable/sparse_mla/bwd_streamed_kernel.cuh"
+#include "cuda/sparse_mla_launch.hpp"
 
 namespace samebits::kernels::sparse_mla::cuda {
 namespace {
@@ -62,13 +62,9 @@ Layout layout(const ProblemParams& p, std::int64_t chunk) {
 }
 
 // The streamed token kernel's condition (as the forward's): 16-bit elements,
-// kv's base and row stride in whole 16-byte words. SAMEBITS_SPARSE_BWD_TOKEN=16
-// (a build flag, for measurements) keeps the 16-head token kernel everywhere.
-#ifndef SAMEBITS_SPARSE_BWD_TOKEN
-#define SAMEBITS_SPARSE_BWD_TOKEN 32
-#endif
+// kv's base and row stride in whole 16-byte words.
 bool streamable(const BackwardParams& p) {
-  return SAMEBITS_SPARSE_BWD_TOKEN == 32 && p.in_dtype != DType::f32 &&
+  return p.in_dtype != DType::f32 &&
          reinterpret_cast<std::uintptr_t>(p.kv) % 16 == 0 && p.kv_row_stride % 8 == 0;
 }
 

@@ -5,9 +5,9 @@
 // operations in the same order: the bits do not depend on the choice.
 #include <cstdint>
 
-#include "sparse_mla_fwd_kernel.cuh"
-#include "sparse_mla_fwd_streamed_kernel.cuh"
-#include "sparse_mla_launch.hpp"
+#include "portable/sparse_mla/fwd_kernel.cuh"
+#include "portable/sparse_mla/fwd_streamed_kernel.cuh"
+#include "cuda/sparse_mla_launch.hpp"
 
 namespace samebits::kernels::sparse_mla::cuda {
 namespace {
@@ -16,13 +16,9 @@ using ac::CrExpLog;
 using ac::NvccExpLog;
 
 // The streamed kernel's condition: 16-bit elements, kv's base and row stride
-// in whole 16-byte words. SAMEBITS_SPARSE_FWD_KERNEL=32 (a build flag, for
-// measurements) keeps the 32-head kernel everywhere.
-#ifndef SAMEBITS_SPARSE_FWD_KERNEL
-#define SAMEBITS_SPARSE_FWD_KERNEL 64
-#endif
+// in whole 16-byte words.
 bool streamable(const ForwardParams& p) {
-  return SAMEBITS_SPARSE_FWD_KERNEL == 64 && p.in_dtype != DType::f32 &&
+  return p.in_dtype != DType::f32 &&
          reinterpret_cast<std::uintptr_t>(p.kv) % 16 == 0 && p.kv_row_stride % 8 == 0;
 }
 

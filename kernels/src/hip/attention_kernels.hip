@@ -19,10 +19,10 @@
 // (gfx942) and 160 KiB (gfx950). The code compiles; a launch of the larger
 // tiles would be refused: running on AMD needs smaller tiles
 // (docs/kernels/attention.md §9).
-#include "../cuda/attention_bwd_delta_kernel.cuh"
-#include "../cuda/attention_bwd_fold_kernel.cuh"
-#include "../cuda/attention_bwd_kernel.cuh"
-#include "../cuda/attention_fwd_kernel.cuh"
+#include "portable/attention/bwd_delta_kernel.cuh"
+#include "portable/attention/bwd_fold_kernel.cuh"
+#include "portable/attention/bwd_kernel.cuh"
+#include "portable/attention/fwd_kernel.cuh"
 #include "samebits/libm/hipcc.hpp"
 
 namespace samebits::kernels::attention::cuda {
@@ -64,9 +64,9 @@ SB_D(128)
 // ~207 KiB of LDS too (ForwardSmem, TokenSmem, ContribSmem): compile only, as
 // above. The backward's host side sorts with CUB (NVIDIA only): a HIP
 // launcher would need another stable sort.
-#include "../cuda/sparse_mla_bwd_kernel.cuh"
-#include "../cuda/sparse_mla_bwd_streamed_kernel.cuh"
-#include "../cuda/sparse_mla_fwd_streamed_kernel.cuh"
+#include "portable/sparse_mla/bwd_kernel.cuh"
+#include "portable/sparse_mla/bwd_streamed_kernel.cuh"
+#include "portable/sparse_mla/fwd_streamed_kernel.cuh"
 
 namespace samebits::kernels::sparse_mla::cuda {
 

@@ -5,7 +5,7 @@
 // -DSAMEBITS_PLANT_MMA_VALIDATION_BUG it lets an mma enum code past 255 wrap
 // into a valid one: the negative controls of the fuzzer (fuzz/meson.build),
 // never a real build.
-#include "attention_validate.hpp"
+#include "validate/attention_validate.hpp"
 
 #include <cmath>
 #include <cstdint>

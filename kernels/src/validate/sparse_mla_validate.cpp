@@ -3,7 +3,7 @@
 // Built with -DSAMEBITS_PLANT_SPARSE_VALIDATION_BUG it accepts a chunk_tokens
 // that is not a multiple of B = 64: the negative control of the fuzzer
 // (fuzz/meson.build), never a real build.
-#include "sparse_mla_validate.hpp"
+#include "validate/sparse_mla_validate.hpp"
 
 #include <cmath>
 #include <string>

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "attention_validate.hpp"
+#include "validate/attention_validate.hpp"
 #include "samebits/kernels/sparse_mla/api.hpp"
 
 namespace samebits::kernels::sparse_mla::validate {

@@ -43,9 +43,9 @@
 #include "samebits/kernels/dtype.hpp"
 
 // The backward's kernels one by one, for the bench's breakdown only.
-#include "../../../kernels/src/cuda/attention_bwd_delta_kernel.cuh"
-#include "../../../kernels/src/cuda/attention_bwd_fold_kernel.cuh"
-#include "../../../kernels/src/cuda/attention_bwd_kernel.cuh"
+#include "../../../kernels/src/portable/attention/bwd_delta_kernel.cuh"
+#include "../../../kernels/src/portable/attention/bwd_fold_kernel.cuh"
+#include "../../../kernels/src/portable/attention/bwd_kernel.cuh"
 
 #include "check_common.cuh"
 

@@ -1,5 +1,5 @@
 // tests/device/kernels/attention_tc_check.cu — the sm90-tensor-core forward
-// (kernels/src/cuda/attention_tc_fwd_kernel.cuh) against its CPU reference
+// (kernels/src/sm90/attention_tc/fwd_kernel.cuh) against its CPU reference
 // (reference_tc.hpp through reference_forward with DenseProblem::policy =
 // sm90_tensor_core), bit for bit; the wgmma building blocks alone; the
 // invariances; the refusals; and its speed beside the fma-chain kernel.
@@ -57,7 +57,7 @@
 #include "samebits/kernels/attention/tensor_core.hpp"
 #include "samebits/kernels/dtype.hpp"
 
-#include "../../../kernels/src/cuda/attention_tc_fwd_kernel.cuh"
+#include "../../../kernels/src/sm90/attention_tc/fwd_kernel.cuh"
 #include "check_common.cuh"
 
 namespace sk = samebits::kernels;

@@ -19,9 +19,9 @@ CXX=${CXX:-g++}
 B=${SAMEBITS_DEVICE_BUILD:-build-device}  # experiments: another folder and
 extra=(${SAMEBITS_NVCC_EXTRA:-})            # extra nvcc flags (e.g. -DNAME=VALUE)
 mkdir -p "$B/obj"
-inc=(-Ilibm/include -Igpu/include -Ikernels/include)
+inc=(-Ilibm/include -Igpu/include -Ikernels/include -Ikernels/src)
 nvflags=(-O3 -std=c++20 -gencode arch=compute_90,code=sm_90 -lineinfo -Xcompiler -fPIC "${inc[@]}" "${extra[@]}")
-deps_kernels=$(ls kernels/src/cuda/* $(find gpu/include -name "*.hpp") kernels/src/validate/*.hpp kernels/include/samebits/kernels/*.h* kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/sparse_mla/*.hpp tests/device/kernels/*.cuh)
+deps_kernels=$(find kernels/src/cuda kernels/src/portable kernels/src/sm90 -type f $(find gpu/include -name "*.hpp") kernels/src/validate/*.hpp kernels/include/samebits/kernels/*.h* kernels/include/samebits/kernels/attention/*.hpp kernels/include/samebits/kernels/sparse_mla/*.hpp tests/device/kernels/*.cuh)
 deps_libm=$(find libm/include -name '*.hpp')
 
 stale() {  # stale OUTPUT INPUT...: true when OUTPUT is missing or older than an input
@@ -67,8 +67,8 @@ dev_obj kernels/src/cuda/attention_api.cu
 dev_obj kernels/src/cuda/sparse_mla_launch_fwd.cu
 dev_obj kernels/src/cuda/sparse_mla_launch_bwd.cu
 dev_obj kernels/src/cuda/sparse_mla_api.cu
-dev_obj kernels/src/cuda/attention_tc_launch_fwd.cu sm_90a
-dev_obj kernels/src/cuda/attention_tc_launch_bwd.cu sm_90a
+dev_obj kernels/src/sm90/attention_tc/launch_fwd.cu sm_90a
+dev_obj kernels/src/sm90/attention_tc/launch_bwd.cu sm_90a
 dev_obj tests/device/kernels/attention_check.cu
 dev_obj tests/device/kernels/attention_tc_check.cu sm_90a
 dev_obj tests/device/kernels/sparse_mla_check.cu
@@ -76,7 +76,7 @@ status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 [ $status -eq 0 ] || { echo "build failed" >&2; exit 1; }
 
-kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o "$B"/obj/attention_tc_launch_fwd.o "$B"/obj/attention_tc_launch_bwd.o
+kobjs=("$B"/obj/attention_launch_fwd.o "$B"/obj/attention_launch_bwd.o "$B"/obj/attention_api.o "$B"/obj/launch_fwd.o "$B"/obj/launch_bwd.o
        "$B"/obj/sparse_mla_launch_fwd.o "$B"/obj/sparse_mla_launch_bwd.o "$B"/obj/sparse_mla_api.o "$B"/obj/attention_validate.o "$B"/obj/sparse_mla_validate.o
        "$B"/obj/attention_reference.o "$B"/obj/attention_reference_tc.o "$B"/obj/sparse_mla_reference.o "$B"/obj/nvcc_mufu_ex2.o "$B"/obj/nvcc_mufu_lg2.o)
 static=(-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -lpthread)
@@ -85,6 +85,6 @@ static=(-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc -lpthread)
 "$NVCC" -gencode arch=compute_90,code=sm_90 "$B"/obj/sparse_mla_check.o "${kobjs[@]}" -o "$B/sparse_mla_check" "${static[@]}"
 "$NVCC" -shared -gencode arch=compute_90,code=sm_90 "$B"/obj/c_api.o "${kobjs[@]}" -o "$B/libsamebits_kernels.so" \
   "${static[@]}"
-cat "$B"/obj/attention_launch_*.o.ptxas "$B"/obj/attention_tc_launch_*.o.ptxas "$B"/obj/sparse_mla_launch_*.o.ptxas | grep -E "Compiling entry|registers|spill" > "$B/ptxas.txt" || true
+cat "$B"/obj/attention_launch_*.o.ptxas "$B"/obj/launch_*.o.ptxas "$B"/obj/sparse_mla_launch_*.o.ptxas | grep -E "Compiling entry|registers|spill" > "$B/ptxas.txt" || true
 bash tests/device/kernels/check_ptx.sh
 echo "built $B/attention_check $B/libsamebits_kernels.so"

@@ -40,7 +40,7 @@ print(sys.argv[1], 'entries', len(entries) - 1, 'violations', bad)
 sys.exit(1 if bad else 0)
 PY
 )
-for unit in attention_launch_fwd attention_launch_bwd attention_tc_launch_fwd attention_tc_launch_bwd sparse_mla_launch_fwd sparse_mla_launch_bwd; do
+for unit in attention_launch_fwd attention_launch_bwd launch_fwd launch_bwd sparse_mla_launch_fwd sparse_mla_launch_bwd; do
   ptx=$(ls "$B/keep/$unit/"*.ptx 2>/dev/null | head -1 || true)
   [ -n "$ptx" ] || { echo "FAIL: no PTX kept for $unit (build.sh -keep)"; fail=1; continue; }
   python3 -c "$checker" "$ptx" || fail=1

@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_bwd_fold_kernel.cuh — §5 the head fold: per key
+// kernels/src/portable/attention/bwd_fold_kernel.cuh — §5 the head fold: per key
 // row j, kv head g and column d, R = A[h_0]; R = add(R, A[h_1]); ... in head
 // order over the group, then dk = mul(R_K, scale), dv = R_V, each rounded
 // once. One thread per (j, g, d): consecutive threads take consecutive d.
@@ -6,7 +6,7 @@
 // written zero_canonical(...) — +0 for either zero — before the rounding.
 #pragma once
 
-#include "attention_common.cuh"
+#include "portable/common/attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

@@ -1,10 +1,10 @@
-// kernels/src/cuda/attention_tc_launch_fwd.cu — the forward launcher of the
+// kernels/src/sm90/attention_tc/launch_fwd.cu — the forward launcher of the
 // sm90-tensor-core policy (attention_tc_fwd_kernel.cuh): grid (position tiles
 // of the longest sequence + 1, hq, num_seqs); a sequence whose first row is
 // not at a multiple of 128 positions spans one tile more than its rows fill.
 // Compiled for sm_90a only (wgmma): -gencode arch=compute_90a,code=sm_90a.
-#include "attention_launch.hpp"
-#include "attention_tc_fwd_kernel.cuh"
+#include "cuda/attention_launch.hpp"
+#include "sm90/attention_tc/fwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
 namespace {
@@ -16,8 +16,8 @@ cudaError_t launch(const ForwardParams& p, cudaStream_t stream) {
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
   if (e != cudaSuccess) return e;
   const dim3 grid((p.max_seqlen_q + kTcRows - 1) / kTcRows + 1, p.hq, p.num_seqs);
-  // Whole key blocks by TMA when the maps can be made (attention_tc_maps.hpp), else cp.async.
-  kernel<<<grid, kTcFwdThreads, kBytes, stream>>>(p, tc_forward_maps(p, tc_tma_enabled()));
+  // Whole key blocks by TMA when the maps can be made (tensor_maps.hpp), else cp.async.
+  kernel<<<grid, kTcFwdThreads, kBytes, stream>>>(p, tc_forward_maps(p));
   return cudaGetLastError();
 }
 

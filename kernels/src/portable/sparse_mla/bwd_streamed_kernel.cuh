@@ -1,4 +1,4 @@
-// kernels/src/cuda/sparse_mla_bwd_streamed_kernel.cuh — the sparse MLA
+// kernels/src/portable/sparse_mla/bwd_streamed_kernel.cuh — the sparse MLA
 // backward's token kernel for 16-bit inputs, streamed: the same operations in
 // the same order as sparse_mla_bwd_token_kernel (sparse_mla.md §4; the bits
 // are that kernel's), scheduled as the streamed forward is
@@ -20,8 +20,8 @@
 // instead of 8 halve the gather traffic, and no block waits for a gather.
 #pragma once
 
-#include "sparse_mla_bwd_kernel.cuh"
-#include "sparse_mla_fwd_streamed_kernel.cuh"
+#include "portable/sparse_mla/bwd_kernel.cuh"
+#include "portable/sparse_mla/fwd_streamed_kernel.cuh"
 
 namespace samebits::kernels::sparse_mla::cuda {
 

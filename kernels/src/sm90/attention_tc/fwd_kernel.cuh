@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_tc_fwd_kernel.cuh — the forward of the
+// kernels/src/sm90/attention_tc/fwd_kernel.cuh — the forward of the
 // sm90-tensor-core policy (docs/kernels/attention-tc.md §3, §4, §11) on
 // wgmma: the kernel whose bits the CPU reference reference_tc.hpp gives.
 //
@@ -33,7 +33,7 @@
 //   - within a consumer warpgroup: issue S of block b + 1, issue P V of block
 //     b, then the softmax of block b + 1 (once its S has landed) while P V
 //     runs, then o's rescale for block b + 1 (once P V has landed);
-//   - between the consumers (ping-pong, SAMEBITS_TC_PING_PONG): they take
+//   - between the consumers (ping-pong, kTcPingPong): they take
 //     turns issuing their GEMMs (two named barriers), so that one's softmax
 //     runs under the other's GEMMs;
 //   - warp specialization: the producer copies K, V of block b into stage
@@ -52,8 +52,8 @@
 
 #include <type_traits>
 
-#include "attention_common.cuh"
-#include "attention_tc_maps.hpp"
+#include "portable/common/attention_common.cuh"
+#include "sm90/attention_tc/tensor_maps.hpp"
 #include "samebits/gpu/tensor_core.hpp"
 #include "samebits/kernels/attention/tensor_core.hpp"
 
@@ -70,11 +70,7 @@ inline constexpr int kTcThreads = 128 * kTcWarpgroups;
 // 52 bytes, 232/40 76, 240/24 132, 216/72 80; which code spills was not examined).
 inline constexpr int kTcProducerThreads = 128;
 inline constexpr int kTcFwdThreads = kTcThreads + kTcProducerThreads;
-#ifndef SAMEBITS_TC_FWD_CONSUMER_REGS
-#define SAMEBITS_TC_FWD_CONSUMER_REGS 224  // experiments: other splits (the assert below checks the pool)
-#define SAMEBITS_TC_FWD_PRODUCER_REGS 56
-#endif
-inline constexpr int kTcConsumerRegs = SAMEBITS_TC_FWD_CONSUMER_REGS, kTcProducerRegs = SAMEBITS_TC_FWD_PRODUCER_REGS;
+inline constexpr int kTcConsumerRegs = 224, kTcProducerRegs = 56;
 // The registers a block holds from its launch: under __launch_bounds__(threads, 1) each thread
 // gets floor(65536 / threads) rounded down to a multiple of 8 (168 at 384 threads); setmaxnreg
 // only moves registers within that pool. A split asking for more than the pool deadlocks: a
@@ -83,10 +79,9 @@ constexpr int tc_block_register_pool(int threads) { return (65536 / threads) / 8
 static_assert(kTcThreads * kTcConsumerRegs + kTcProducerThreads * kTcProducerRegs <= tc_block_register_pool(kTcFwdThreads),
               "the split fits the block's registers");
 inline constexpr int kTcKeys = tc::kBlock;
-#ifndef SAMEBITS_TC_PING_PONG
-#define SAMEBITS_TC_PING_PONG 1  // 1: the two warpgroups take turns issuing GEMMs (FlashAttention-3), attention-tc.md §18; 0: off
-#endif
-inline constexpr bool kTcPingPong = SAMEBITS_TC_PING_PONG != 0;
+// The two consumer warpgroups take turns issuing GEMMs (FlashAttention-3's ping-pong; 4.6 %
+// of the forward at S = 4096 on the H200, attention-tc.md).
+inline constexpr bool kTcPingPong = true;
 inline constexpr int kTcTurnBarrier = 1;  // named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's)
 static_assert(kTcKeys == 128, "one key block is the N of the S wgmma (m64n128k16)");
 static_assert(kTcKeys % kTcRows == 0,
@@ -261,10 +256,6 @@ SAMEBITS_DEVICE_FUNC void tc_produce_kv(const P& p, const TcMaps& maps, const Se
   gpu::copy_async_wait<0>();  // no copy outlives the thread
 }
 
-#ifndef SAMEBITS_TC_V_STRIDES_SWAPPED
-#define SAMEBITS_TC_V_STRIDES_SWAPPED 0  // device experiment: the other reading of LBO/SBO for N-major B
-#endif
-
 template <int D, class L, DType In, DType Out>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forward_kernel(
     const ForwardParams p, const SAMEBITS_GRID_CONSTANT TcMaps maps) {
@@ -333,11 +324,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kTcFwdThreads, 1) attention_tc_forwa
     // the start address field, stage st adds st * kStageBytes there (>> 4).
     const std::uint64_t dq0 = gpu::smem_descriptor_sw128(sQ + wg * kTcWgRows * 128, Tile::kPanelBytes, Tile::kAtomBytes);
     const std::uint64_t dk0 = gpu::smem_descriptor_sw128(sK(0), Tile::kPanelBytes, Tile::kAtomBytes);
-#if SAMEBITS_TC_V_STRIDES_SWAPPED
-    constexpr std::uint32_t kVLead = Tile::kAtomBytes, kVStride = Tile::kPanelBytes;
-#else
     constexpr std::uint32_t kVLead = Tile::kPanelBytes, kVStride = Tile::kAtomBytes;
-#endif
     const std::uint64_t dv0 = gpu::smem_descriptor_sw128(sV(0), kVLead, kVStride);
     constexpr std::uint64_t kStepV = Tile::kKeyStep, kStepStage = Ly::kStageBytes >> 4;
 

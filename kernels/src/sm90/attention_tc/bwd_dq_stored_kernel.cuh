@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_tc_bwd_dq_stored_kernel.cuh — the dq pass of the
+// kernels/src/sm90/attention_tc/bwd_dq_stored_kernel.cuh — the dq pass of the
 // sm90-tensor-core backward from STORED D^S (docs/kernels/attention-tc.md
 // §21): when BackwardParams::ds_workspace is given, the dK/dV pass
 // (attention_tc_bwd_kernel.cuh) writes each (key block, 64-row query tile)'s
@@ -25,8 +25,8 @@
 // then dq = z(mul(dq_acc, scale)) straight to p.dq (tc_store_dq, as the recomputing pass).
 #pragma once
 
-#include "attention_tc_bwd_dq_kernel.cuh"
-#include "attention_tc_bwd_kernel.cuh"
+#include "sm90/attention_tc/bwd_dq_kernel.cuh"
+#include "sm90/attention_tc/bwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

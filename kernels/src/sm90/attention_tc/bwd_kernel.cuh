@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_tc_bwd_kernel.cuh — the backward of the
+// kernels/src/sm90/attention_tc/bwd_kernel.cuh — the backward of the
 // sm90-tensor-core policy (docs/kernels/attention-tc.md §5, §6, §11) on
 // wgmma: one block (two warpgroups) per (key block of 128 keys, query head,
 // sequence), taken in ticket order as the fma-chain backward's
@@ -36,7 +36,7 @@
 
 #include <type_traits>
 
-#include "attention_tc_fwd_kernel.cuh"
+#include "sm90/attention_tc/fwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

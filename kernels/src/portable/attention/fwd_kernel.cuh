@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_fwd_kernel.cuh — the forward (§4): one block per
+// kernels/src/portable/attention/fwd_kernel.cuh — the forward (§4): one block per
 // (16*RM-row query tile, query head, sequence). Per key block b (keys 64b ..
 // 64b+63 of the sequence): scores as RM x 4 micro-tiles of fma chains over d,
 // the block max per row (maxNum over members, across the 16 threads of the
@@ -9,7 +9,7 @@
 // touches no accumulator.
 #pragma once
 
-#include "attention_common.cuh"
+#include "portable/common/attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

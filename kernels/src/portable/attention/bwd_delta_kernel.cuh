@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_bwd_delta_kernel.cuh — §5.1: delta = dO . o per
+// kernels/src/portable/attention/bwd_delta_kernel.cuh — §5.1: delta = dO . o per
 // row (i, h), one thread each, a chain over d = 0..D-1 from +0, from the
 // stored o (widened exactly from its dtype).
 //
@@ -11,7 +11,7 @@
 // tensor-core backward, for 64 MB; words: 39 us. attention-tc.md §26.)
 #pragma once
 
-#include "attention_common.cuh"
+#include "portable/common/attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

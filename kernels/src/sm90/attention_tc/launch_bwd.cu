@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_tc_launch_bwd.cu — the backward launcher of the
+// kernels/src/sm90/attention_tc/launch_bwd.cu — the backward launcher of the
 // sm90-tensor-core policy: the shared pipeline (attention_launch_bwd_pipeline.cuh:
 // delta, fold and dq's finish with the zero rule) around the main kernel
 // (attention_tc_bwd_kernel.cuh: key blocks of 128, dK/dV accumulators, dq's
@@ -6,11 +6,11 @@
 // for dK/dV only and the dq pass (attention_tc_bwd_dq_kernel.cuh: query tiles
 // of 128, key blocks in order inside the block). The same bits either way. No
 // floating-point atomics. Compiled for sm_90a only.
-#include "attention_launch.hpp"
-#include "attention_launch_bwd_pipeline.cuh"
-#include "attention_tc_bwd_dq_kernel.cuh"
-#include "attention_tc_bwd_dq_stored_kernel.cuh"
-#include "attention_tc_bwd_kernel.cuh"
+#include "cuda/attention_launch.hpp"
+#include "cuda/attention_launch_bwd_pipeline.cuh"
+#include "sm90/attention_tc/bwd_dq_kernel.cuh"
+#include "sm90/attention_tc/bwd_dq_stored_kernel.cuh"
+#include "sm90/attention_tc/bwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
 namespace {
@@ -18,8 +18,8 @@ namespace {
 template <int D, class L, DType In, DType OutO, DType Grad>
 cudaError_t launch(const BackwardParams& p, cudaStream_t stream) {
   return launch_backward_pipeline<D, In, OutO, Grad, true, kTcBwdTwoPass>(p, stream, [&](cudaStream_t s) {
-    // Whole tiles by TMA when the maps can be made (attention_tc_maps.hpp), else cp.async.
-    const TcMaps maps = tc_backward_maps(p, tc_tma_enabled());
+    // Whole tiles by TMA when the maps can be made (tensor_maps.hpp), else cp.async.
+    const TcMaps maps = tc_backward_maps(p);
     auto main_kernel = attention_tc_bwd_kernel<D, L, In, !kTcBwdTwoPass>;
     constexpr int kBytes = TcBwdLayout<D>::kBytes;
     cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);

@@ -1,4 +1,4 @@
-// kernels/src/cuda/sparse_mla_bwd_kernel.cuh — the sparse MLA backward
+// kernels/src/portable/sparse_mla/bwd_kernel.cuh — the sparse MLA backward
 // (sparse_mla.md §4-5), in chunks of query rows (tokens):
 //   delta      delta[t,h] = dO . o, a chain over d from +0 (the stored o)
 //   token      one block per (token, 16 heads): per slot block, s = q.kv and
@@ -22,7 +22,7 @@
 // arithmetic reaches an accumulator. No floating-point atomics anywhere.
 #pragma once
 
-#include "sparse_mla_fwd_kernel.cuh"
+#include "portable/sparse_mla/fwd_kernel.cuh"
 
 namespace samebits::kernels::sparse_mla::cuda {
 

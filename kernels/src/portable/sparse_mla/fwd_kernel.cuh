@@ -1,4 +1,4 @@
-// kernels/src/cuda/sparse_mla_fwd_kernel.cuh — the sparse MLA forward
+// kernels/src/portable/sparse_mla/fwd_kernel.cuh — the sparse MLA forward
 // (sparse_mla.md §3 = attention.md §4 on slot lists): one block per (token,
 // group of 32 heads). Every head of a token shares its list, so a block
 // gathers each 64-slot block of kv rows once for its 32 heads. Per slot block:
@@ -10,7 +10,7 @@
 // the last block (§4.6).
 #pragma once
 
-#include "attention_common.cuh"
+#include "portable/common/attention_common.cuh"
 #include "samebits/kernels/sparse_mla/params.hpp"
 
 namespace samebits::kernels::sparse_mla::cuda {

@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_common.cuh — what the attention kernels share:
+// kernels/src/portable/common/attention_common.cuh — what the attention kernels share:
 // the tile configuration, the libm policies as device functors, the sequence
 // a block works on, membership (§1) and the tile loads.
 //
@@ -77,16 +77,9 @@ SAMEBITS_DEVICE_FUNC float log2e() { return fp::from_bits(kLog2eBits); }
 // Unroll factors of the score loop (over d) and of the p.v / ds.k loops (over
 // keys): scheduling only, never the bits (every chain keeps its order). The
 // defaults were the fastest of (dots, pv) in {(2,1), (4,2), (2,2), (1,2)} on
-// an H100 at S = 4096 (docs/kernels/attention-results.md), by 1-2%; override
-// with -D for experiments (tests/device/kernels/build.sh SAMEBITS_NVCC_EXTRA).
-#ifndef SAMEBITS_ATTN_UNROLL_DOTS
-#define SAMEBITS_ATTN_UNROLL_DOTS 4
-#endif
-#ifndef SAMEBITS_ATTN_UNROLL_PV
-#define SAMEBITS_ATTN_UNROLL_PV 2
-#endif
-inline constexpr int kUnrollDots = SAMEBITS_ATTN_UNROLL_DOTS;
-inline constexpr int kUnrollPv = SAMEBITS_ATTN_UNROLL_PV;
+// an H100 at S = 4096 (docs/kernels/attention-results.md), by 1-2%.
+inline constexpr int kUnrollDots = 4;
+inline constexpr int kUnrollPv = 2;
 inline constexpr int kThreads = 256;
 inline constexpr int kTileRows = 64;  // query rows per tile of the dK/dV kernel
 inline constexpr int kTileKeys = kBlock;

@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_tc_maps.hpp — the TMA tensor maps the
+// kernels/src/sm90/attention_tc/tensor_maps.hpp — the TMA tensor maps the
 // tensor-core kernels copy their whole tiles with (docs/kernels/attention-tc.md
 // §27), built on the host by the launchers (and by the emulated test) and
 // passed to the kernels as one __grid_constant__ argument.
@@ -8,14 +8,13 @@
 // packed tensor, so a tile that straddles a sequence's end would bring the
 // next sequence's rows where the contract has zero rows (§7: +0 x inf is NaN).
 // Those tiles, and every tile when a map cannot be made (a base or stride not
-// 16-byte aligned, more than 2^31 - 1 rows, no driver entry point, or
-// SAMEBITS_TC_TMA=0 in the environment), are copied by cp.async as before: the
+// 16-byte aligned, more than 2^31 - 1 rows, no driver entry point), are
+// copied by cp.async as before: the
 // same bytes land in the same swizzled layout (TcSwTile), so the bits cannot
 // depend on which copy ran.
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 
 #include "samebits/gpu/tensor_map.hpp"
 #include "samebits/kernels/attention/params.hpp"
@@ -30,12 +29,6 @@ struct TcMaps {
   bool kv = false, q_dout = false, ds_tiles = false;  // which maps exist (both of a pair, or none)
   bool ds_halves = false;
 };
-
-// Diagnostic switch for A/B timing in one binary: SAMEBITS_TC_TMA=0 makes no maps (cp.async only).
-inline bool tc_tma_enabled() {
-  const char* e = std::getenv("SAMEBITS_TC_TMA");
-  return e == nullptr || !(e[0] == '0' && e[1] == '\0');
-}
 
 // A [rows, heads, d] tensor of 16-bit elements (strides in elements), box [box_rows x 1 x 64].
 inline bool tc_tile_map(gpu::TensorMap& m, const void* base, Strides st, std::int64_t rows, int heads, int d,
@@ -63,15 +56,16 @@ bool tc_kv_maps(TcMaps& m, const P& p) {
          tc_tile_map(m.v, p.v, p.v_stride, p.total_k, p.hkv, p.d, kTcMapKeyRows);
 }
 
-inline TcMaps tc_forward_maps(const ForwardParams& p, bool enable) {
+// with_tma = false: no maps, every tile by cp.async (the emulated tests' second path).
+inline TcMaps tc_forward_maps(const ForwardParams& p, bool with_tma = true) {
   TcMaps m;
-  if (enable) m.kv = tc_kv_maps(m, p);
+  if (with_tma) m.kv = tc_kv_maps(m, p);
   return m;
 }
 
-inline TcMaps tc_backward_maps(const BackwardParams& p, bool enable) {
+inline TcMaps tc_backward_maps(const BackwardParams& p, bool with_tma = true) {
   TcMaps m;
-  if (!enable) return m;
+  if (!with_tma) return m;
   m.kv = tc_kv_maps(m, p);
   m.q_dout = tc_tile_map(m.q, p.q, p.q_stride, p.total_q, p.hq, p.d, kTcMapQueryRows) &&
              tc_tile_map(m.dout, p.dout, p.dout_stride, p.total_q, p.hq, p.d, kTcMapQueryRows);

@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_bwd_kernel.cuh — the backward's main kernel
+// kernels/src/portable/attention/bwd_kernel.cuh — the backward's main kernel
 // (§5): one block per (64-key block, query head, sequence), taken in ticket
 // order. The block's 64 keys x D accumulators A_K, A_V stay in registers
 // (4 keys x D/16 columns a thread) and advance over the query rows in
@@ -25,7 +25,7 @@
 // whose list reaches its keys.
 #pragma once
 
-#include "attention_common.cuh"
+#include "portable/common/attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

@@ -1,4 +1,4 @@
-// kernels/src/cuda/attention_tc_bwd_dq_kernel.cuh — the dq pass of the
+// kernels/src/sm90/attention_tc/bwd_dq_kernel.cuh — the dq pass of the
 // sm90-tensor-core backward (docs/kernels/attention-tc.md §5.3, §14): dq for
 // a tile of 128 query positions, its key blocks walked in ascending order
 // inside one block, so dq's ordered accumulation needs no flags, no other
@@ -39,14 +39,13 @@
 
 #include <type_traits>
 
-#include "attention_tc_fwd_kernel.cuh"
+#include "sm90/attention_tc/fwd_kernel.cuh"
 
 namespace samebits::kernels::attention::cuda {
 
-#ifndef SAMEBITS_TC_BWD_TWO_PASS
-#define SAMEBITS_TC_BWD_TWO_PASS 1  // 0: the one-pass backward (dq handed on between key blocks by flags)
-#endif
-inline constexpr bool kTcBwdTwoPass = SAMEBITS_TC_BWD_TWO_PASS != 0;
+// The library's backward is two passes (dK/dV, then this dq pass); the one-pass form (dq handed
+// on between key blocks by flags) is the main kernel's kWithDq, exercised by the emulated tests.
+inline constexpr bool kTcBwdTwoPass = true;
 
 // Registers: ptxas -v spills at D = 128 (bytes stored / loaded): 232/40 32 / 72, 224/56 88 / 112,
 // 240/24 76 / 76; D = 64 none.

@@ -1,4 +1,4 @@
-// kernels/src/cuda/sparse_mla_fwd_streamed_kernel.cuh — the sparse MLA
+// kernels/src/portable/sparse_mla/fwd_streamed_kernel.cuh — the sparse MLA
 // forward for 16-bit inputs, streamed: the same operations in the same order
 // as sparse_mla_forward_kernel (sparse_mla.md §3 = attention.md §4 on slot
 // lists; the bits are that kernel's), scheduled for the fp32 units:
@@ -24,19 +24,16 @@
 // 2 blocks per token instead of 4 halve the gather traffic.
 #pragma once
 
-#include "sparse_mla_fwd_kernel.cuh"
+#include "portable/sparse_mla/fwd_kernel.cuh"
 
 namespace samebits::kernels::sparse_mla::cuda {
 
 inline constexpr int kStreamHeads = 64;                // heads per block
 inline constexpr int kStreamRm = kStreamHeads / 16;    // heads a thread in the scores' layout (ty + 16 r)
 // kv columns per scores step: 32 (one 16-byte word of the gathered rows a
-// thread) or 64 (two: half the barriers, twice the loads in flight). A build
-// flag for measurements; the bits do not depend on it.
-#ifndef SAMEBITS_SPARSE_SCORE_CHUNK
-#define SAMEBITS_SPARSE_SCORE_CHUNK 32
-#endif
-inline constexpr int kScoreChunk = SAMEBITS_SPARSE_SCORE_CHUNK;
+// thread; 64, two words, measured no faster: docs/kernels/sparse_mla-results.md).
+// The bits do not depend on it.
+inline constexpr int kScoreChunk = 32;
 inline constexpr int kPvChunk = 8;                     // kv rows (slots) per p.v step
 inline constexpr int kStreamPvHeads = 8;               // heads a thread in the p.v layout (8 hg + i)
 static_assert(kThreads / 32 * kStreamPvHeads == kStreamHeads, "8 groups (warps) of 8 heads");
