@@ -35,6 +35,14 @@ def code_lines(text):
         if re.match(r'\.(loc|file)\b', s):
             continue
         s = re.sub(r'//.*', '', s).strip()
+        # nvcc names internal-linkage objects after the translation unit's path and a hash of it
+        # (_ZN55_INTERNAL_99af693b_24_sparse_mla_launch_bwd_cu_b60ac65d...): the same code built
+        # from another file, or the same file at another path, must compare equal.
+        s = re.sub(r'_ZN\d+_INTERNAL_[0-9a-f]{8}_\d+_\w+?_cu_[0-9a-f]{8}', '_ZN_INTERNAL_', s)
+        s = re.sub(r'_GLOBAL__N__[0-9a-f]{8}_\d+_\w+?_cu_[0-9a-f]{8}', '_GLOBAL__N__', s)
+        # Labels and local depots are numbered by the function's place in its module.
+        s = re.sub(r'\$L__BB\d+_', '$L__BB_', s)
+        s = re.sub(r'__local_depot\d+', '__local_depot', s)
         if s:
             out.append(s)
     return out
