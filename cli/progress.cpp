@@ -6,8 +6,8 @@
 
 namespace samebits::cli {
 
-Progress::Progress(std::string label, bool enabled)
-    : label_(std::move(label)), enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0),
+Progress::Progress(std::string label, bool enabled, std::string unit)
+    : label_(std::move(label)), unit_(std::move(unit)), enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
 void Progress::operator()(std::uint64_t done, std::uint64_t total) {
@@ -25,11 +25,18 @@ void Progress::operator()(std::uint64_t done, std::uint64_t total) {
   } else {
     const int decile = static_cast<int>(frac * 10);
     if (decile > last_decile_ && secs >= 2.0) {  // short runs stay silent in logs
+      // A run found long (2 s) after its first deciles still starts its log at 0%: the line
+      // says what was true at the start.
+      if (last_decile_ < 0 && decile > 0) line(0, 0, total, 0.0);
       last_decile_ = decile;
-      std::fprintf(stderr, "%s: %3d%% (%llu of %llu inputs, %.0fs)\n", label_.c_str(), decile * 10,
-                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), secs);
+      line(decile * 10, done, total, secs);
     }
   }
+}
+
+void Progress::line(int percent, std::uint64_t done, std::uint64_t total, double secs) const {
+  std::fprintf(stderr, "%s: %3d%% (%llu of %llu %s, %.0fs)\n", label_.c_str(), percent,
+               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), unit_.c_str(), secs);
 }
 
 void Progress::finish() {

@@ -74,6 +74,7 @@ std::vector<double> host_speeds(Func f, const std::vector<FloatFn>& fns, Progres
     return ns / static_cast<double>(in.size());
   };
   std::vector<double> best(fns.size(), 1e30);
+  bar(0, kTimingRounds);
   for (int round = 0; round < kTimingRounds; ++round) {
     for (std::size_t i = 0; i < fns.size(); ++i) best[i] = std::min(best[i], pass(fns[i]));
     bar(round + 1, kTimingRounds);
@@ -226,7 +227,7 @@ int run_report(const ReportArgs& a) {
         fns.push_back(r.impl->get(f));
       }
     if (fns.empty()) continue;
-    Progress bar(fmt::format("timing {}", name(f)), !a.quiet);
+    Progress bar(fmt::format("timing {}", name(f)), !a.quiet, "timing rounds");
     const std::vector<double> ns = host_speeds(f, fns, bar);
     bar.finish();
     double glibc_ns = 0;

@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +52,18 @@ TEST_CASE("samebits with no arguments runs the default report", "[cli]") {
   CHECK(r.status == 0);
   for (const char* f : {"expf", "exp2f", "exp10f", "logf", "log2f", "log10f"}) CHECK(r.out.find(f) != std::string::npos);
   CHECK(r.out.find("glibc") != std::string::npos);
+  // Progress on stderr (not a terminal here: a line per 10% of a run longer than 2 s): each run's
+  // lines start at 0% and name what they count (timing rounds, not inputs).
+  const std::regex progress(R"(^(.+): +(\d+)% \((\d+) of (\d+) ([a-z ]+), (\d+)s\)$)");
+  std::set<std::string> seen;
+  std::istringstream lines(r.out);
+  for (std::string ln; std::getline(lines, ln);) {
+    std::smatch m;
+    if (!std::regex_match(ln, m, progress)) continue;
+    INFO(ln);
+    if (seen.insert(m[1]).second) CHECK(m[2] == "0");
+    CHECK(m[5] == (m[1].str().rfind("timing ", 0) == 0 ? "timing rounds" : "inputs"));
+  }
   const Run json = run_samebits("report --stride 65521 --json -q");
   REQUIRE(json.status == 0);
   CHECK(nlohmann::json::parse(json.out)["rows"].size() >= 6);  // 6 functions per implementation

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # One device session's worth of H200 work, in parts, each writing under $OUT:
 #   bash tests/device/run_h200.sh PART...        (no PART: device)
+#     build      configure and build the device side (below), nothing run: a first call when the
+#                build and the suite do not fit one call's time limit (the build stays for the next)
 #     device     the device test suite, built here by Meson and run by it:
 #                  meson setup build-device -Ddevice_only=true -Dcuda=enabled
-#                  meson test -C build-device --suite device
+#                  ninja -C build-device && meson test -C build-device --suite device
 #                gpu_reduce, mufu_model_check, cr_bitwise, nvcc_bitwise, hipcc_bitwise (all 2^32
-#                inputs each, through tests/device/harness/); DEVICE_TESTS="name ..." runs some only
+#                inputs each, through tests/device/harness/), mma_probe --quick, the kernel checks'
+#                quick grids (attention, sm90 tensor-core, sparse MLA), the planted one-ulp control,
+#                the PTX and SASS checks (tests/device/kernels/meson.build); DEVICE_TESTS="name ..."
+#                runs some only
 #     cr-bench   bench/gpu/cr_throughput and cr_variants (built by the same Meson build)
 #     nvcc-golden  the golden vectors of the CI test of nvcc's host path (capture_nvcc_golden, default
 #                and -ftz=true builds) as $OUT/nvcc_golden_{default,ftz}.bin
@@ -40,7 +45,7 @@ export PATH="$PATH:/usr/local/cuda/bin"
 command -v meson > /dev/null || meson() { python3 -m mesonbuild.mesonmain "$@"; }
 build() {  # configure and build the device side once (meson, nvcc; no MPFR needed)
   [ -n "$built" ] && return 0
-  { [ -f "$bd/build.ninja" ] || meson setup "$bd" -Ddevice_only=true -Dcuda=enabled -Dnvcc_arch=sm_90; } \
+  { [ -f "$bd/build.ninja" ] || meson setup "$bd" -Ddevice_only=true -Dcuda=enabled; } \
     > "$work/text/meson_setup.txt" 2>&1 &&
     ninja -C "$bd" > "$work/text/ninja.txt" 2>&1 || { tail -50 "$work/text/meson_setup.txt" "$work/text/ninja.txt"; return 1; }
   built=1
@@ -57,6 +62,9 @@ cat "$work/text/machine.txt"
 for part in "$@"; do
   echo "=== $part $(date -u +%T)"
   case "$part" in
+    build)
+      build || status=1
+      ;;
     device)
       build || { status=1; continue; }
       # One test at a time (each uses every host core); testlog.json holds every program's JSON
@@ -65,10 +73,10 @@ for part in "$@"; do
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       cp "$bd/meson-logs/testlog.json" "$work/text/device_testlog.json" 2>/dev/null
       python3 - "$bd/meson-logs/testlog.json" "$work/text" <<'PY'
-import json, sys
+import json, re, sys
 for line in open(sys.argv[1]):
     t = json.loads(line)
-    with open(f"{sys.argv[2]}/{t['name']}.jsonl", "w") as f:
+    with open(f"{sys.argv[2]}/{re.sub(r'[^A-Za-z0-9_.=-]+', '_', t['name'])[:100]}.jsonl", "w") as f:
         f.write(t.get("stdout") or "")
     print(t["name"], t["result"], round(t.get("duration", 0), 1), "s")
 PY

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""The attention kernels' SASS (what the H200 runs), once, on the device machine:
+"""The attention kernels' SASS (what the GPU runs); needs cuobjdump, no GPU (device suite, meson
+test --suite device; skipped, 77, where cuobjdump is missing):
 
-    cuobjdump -sass build-device/attention_check > sass.txt && python3 check_sass.py sass.txt
-
-    python3 check_sass.py sass.txt --division div.sass   # div.sass: SASS of a kernel doing one __fdiv_rn
+    check_sass.py --cuobjdump CUOBJDUMP --division-cubin DIV.cubin BINARY...
+        runs cuobjdump -sass on each BINARY (the kernels' C ABI library holds every kernel) and on
+        DIV.cubin (tests/device/kernels/sass_division.cu: one __fdiv_rn, built by Meson)
+    check_sass.py sass.txt [--division div.sass]      listings made by hand (cuobjdump -sass)
 
 ptxas writes .FTZ forms in two places that keep IEEE results: integer division (F2I.FTZ.U32.TRUNC
 on a reciprocal estimate: an integer result) and the correctly rounded division div.rn.f32 itself,
@@ -16,7 +18,10 @@ atomic (RED/ATOM ...ADD.F32/F16/BF16). Prints instruction counts and .FTZ per op
 kind; exits 1 on a violation. Planted lines of each kind must be refused (negative controls).
 """
 import collections
+import os
 import re
+import shutil
+import subprocess
 import sys
 
 
@@ -89,14 +94,33 @@ def main():
         ok_controls &= bool(b)
     print(f'negative controls: {len(planted)} planted SASS lines {"refused" if ok_controls else "NOT all refused"}')
     division = None
-    if '--division' in sys.argv:
-        d = ftz_by_function(open(sys.argv[sys.argv.index('--division') + 1]).read())
+    if '--cuobjdump' in sys.argv:
+        tool = sys.argv[sys.argv.index('--cuobjdump') + 1]
+        cubin = sys.argv[sys.argv.index('--division-cubin') + 1]
+        binaries = [x for i, x in enumerate(sys.argv[1:], 1)
+                    if not x.startswith('--') and sys.argv[i - 1] not in ('--cuobjdump', '--division-cubin')]
+        if not (shutil.which(tool) or os.access(tool, os.X_OK)):
+            print(f'{tool} not found: skipped (the SASS check needs cuobjdump, no GPU)')
+            return 77
+
+        def sass(path):
+            r = subprocess.run([tool, '-sass', path], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit(f'cuobjdump -sass {path} failed: {r.stderr.strip()[:500]}')
+            return r.stdout
+        div_text = sass(cubin)
+        text = ''.join(sass(b) for b in binaries)
+    else:
+        div_text = open(sys.argv[sys.argv.index('--division') + 1]).read() if '--division' in sys.argv else None
+        text = open(sys.argv[1]).read()
+    if div_text is not None:
+        d = ftz_by_function(div_text)
         sigs = [c for c, n in d.values() if n == 1]
         if len(sigs) != 1:
             print('--division: expected one function with one FCHK'); return 1
         division = sigs[0]
         print(f'division signature (measured): {dict(division)}')
-    funcs, counts, bad = check(open(sys.argv[1]).read(), division)
+    funcs, counts, bad = check(text, division)
     print(f'attention functions: {funcs}; instructions by opcode (top): ' +
           ', '.join(f'{k} {v}' for k, v in counts.most_common(12)))
     for (op, kind), n in sorted(check.ftz.items(), key=lambda x: (x[0][1], x[0][0])):

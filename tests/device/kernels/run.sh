@@ -2,7 +2,8 @@
 # What the lead runs on the H200 (one command, results under $OUT):
 #   bash tests/device/kernels/run.sh [STEP...]   (default: all steps, in order:
 #        quick bench full varlen large memcheck racecheck)
-# with build-device/ carried (built here by tests/device/kernels/build.sh: the
+# from a Meson build, $SAMEBITS_BUILD (default build-device; configured here with
+# -Dcuda=enabled -Ddevice_only=true and built when missing: nvcc, meson, ninja, no MPFR; the
 # check needs no library beyond the CUDA driver). Steps, each
 # logged to $OUT/<step>.txt, a summary table last:
 #   quick grid, benchmark (Qwen3-8B shapes), full grid without the S >= 2048
@@ -11,19 +12,18 @@
 #   racecheck on a small and a larger point. Budget: under 9 minutes.
 #   compute-sanitizer refuses the device under gVisor ("Device not supported",
 #   KINDS.md); it works on the Firecracker machines.
-#   Optional group `py`: tests/device/kernels/{invariance,torch_compare,
-#   capture_golden}.py through build-device/libsamebits_kernels.so.
+#   Optional group `py`: tests/device/kernels/{invariance,capture_golden}.py and
+#   bench/gpu/kernels/torch_compare.py through $SAMEBITS_BUILD/kernels/libsamebits_kernels.so.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/samebits-attn-out}
 mkdir -p "$out" "$out/varlen" "$out/large"
-bin=build-device/attention_check
-if [ ! -x "$bin" ]; then
-  echo "no $bin: building (needs nvcc)"
-  bash tests/device/kernels/build.sh > "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 1; }
-fi
+B=${SAMEBITS_BUILD:-build-device}
+bin=$B/tests/device/kernels/attention_check
+{ [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled -Ddevice_only=true; } > "$out/build.txt" 2>&1 &&
+  ninja -C "$B" tests/device/kernels/attention_check kernels/libsamebits_kernels.so >> "$out/build.txt" 2>&1 ||
+  { tail -30 "$out/build.txt"; exit 1; }
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm --format=csv,noheader; nproc; } > "$out/machine.txt" 2>&1
-cp build-device/ptxas.txt "$out/" 2>/dev/null
 status=0
 steps=" ${*:-quick bench full varlen large memcheck racecheck} "
 step() {  # step NAME TIMEOUT_S CMD...: runs when NAME's group was asked for
@@ -57,12 +57,11 @@ else
   echo "compute-sanitizer not found" | tee -a "$out/steps.txt"
   status=1
 fi
-# Not in the default list: the ctypes scripts beside this one, through
-# build-device/libsamebits_kernels.so (bash run.sh py).
-lib=build-device/libsamebits_kernels.so
+# Not in the default list: the ctypes scripts, through the C ABI library (bash run.sh py).
+lib=$B/kernels/libsamebits_kernels.so
 mkdir -p "$out/py"
 step py_invariance 240 python3 tests/device/kernels/invariance.py "$lib" "$out/py" --libm both
-step py_torch 420 python3 tests/device/kernels/torch_compare.py "$lib" "$out/py" --reps 10
+step py_torch 420 python3 bench/gpu/kernels/torch_compare.py "$lib" "$out/py" --reps 10
 step py_golden 120 python3 tests/device/kernels/capture_golden.py "$lib" "$out/py"
 echo "== summary"
 cat "$out/steps.txt"

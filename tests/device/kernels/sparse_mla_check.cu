@@ -644,6 +644,10 @@ int main(int argc, char** argv) {
     }
   }
   g_json = std::fopen((opt.out_dir + "/sparse_mla_check.jsonl").c_str(), "w");
+  if (!g_json) {  // the exit status is read back from this file: without it a failure would pass
+    std::fprintf(stderr, "sparse_mla_check: cannot write %s/sparse_mla_check.jsonl (--out DIR)\n", opt.out_dir.c_str());
+    return 2;
+  }
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("# device %s; %s\n", prop.name, sm::fingerprint(sa::Libm::nvcc).c_str());

@@ -15,17 +15,20 @@
 #               nvcc-fast and cr (--no-verify: the kernels step compares the bits)
 #   golden      capture_golden.py --policy sm90-tensor-core: the cases CI replays against the CPU
 #               reference (unpack tc-evidence/golden/attention_golden.tar into tests/data/kernels/attention/)
-# Needs build-device/{attention_tc_check,libsamebits_kernels.so,mma_probe} (tests/device/kernels/
-# build.sh here, carried; or .devcarry/evidence.tar.xz holding the three, extracted here). About
-# 8 minutes on an H100; split the steps over two calls when a machine is slower.
+# From a Meson build, $SAMEBITS_BUILD (default build-device; configured here with -Dcuda=enabled
+# -Ddevice_only=true and its attention_tc_check, C ABI library and mma_probe built when missing:
+# the build's own time is not counted in the steps). About 8 minutes on an H100 once built; split
+# the steps over two calls when a machine is slower.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/samebits-out}
 e=$out/tc-evidence
-mkdir -p "$e" build-device
-if [ ! -x build-device/attention_tc_check ] && [ -f .devcarry/evidence.tar.xz ]; then
-  tar xJf .devcarry/evidence.tar.xz -C build-device
-fi
+mkdir -p "$e"
+B=${SAMEBITS_BUILD:-build-device}
+{ [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled -Ddevice_only=true; } > "$e/build.txt" 2>&1 &&
+  ninja -C "$B" tests/device/kernels/attention_tc_check kernels/libsamebits_kernels.so tests/device/mma_probe \
+    >> "$e/build.txt" 2>&1 || { tail -30 "$e/build.txt"; exit 1; }
+check=$B/tests/device/kernels/attention_tc_check lib=$B/kernels/libsamebits_kernels.so
 pack() { (cd "$out" && tar czf results.tgz --exclude=results.tgz tc-evidence); }
 status=0
 steps=("$@")
@@ -41,12 +44,12 @@ for step in "${steps[@]}"; do
   t0=$(date +%s)
   case "$step" in
     model)
-      timeout 240 build-device/mma_probe --jsonl "$e/mma_probe.jsonl" > "$e/mma_probe.txt" 2>&1 || status=1
+      timeout 240 "$B/tests/device/mma_probe" --jsonl "$e/mma_probe.jsonl" > "$e/mma_probe.txt" 2>&1 || status=1
       gzip -9f "$e/mma_probe.jsonl"
       grep -E "^== |harness" "$e/mma_probe.txt"
       ;;
     kernels)
-      timeout 300 build-device/attention_tc_check --out "$e/check" > "$e/check.txt" 2>&1 || status=1
+      timeout 300 "$check" --out "$e/check" > "$e/check.txt" 2>&1 || status=1
       grep -o '"summary".*' "$e/check.txt"
       grep -v '"pass":true' "$e/check.txt" | grep -v '"summary"' | tail -10
       ;;
@@ -55,7 +58,7 @@ for step in "${steps[@]}"; do
         for t in memcheck:"D=128 S=100 " racecheck:"D=64 S=100 " synccheck:"D=128 S=100 "; do
           tool=${t%%:*} f=${t#*:} log=$e/$tool.txt
           [ $libm = nvcc ] || { log=$e/${tool}_$libm.txt; f=${f/D=64/D=128}; }  # --quick has nvcc-fast at D = 128 only
-          timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 build-device/attention_tc_check --quick \
+          timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$check" --quick \
             --sections grid --filter "libm=$libm causal=1 $f" --out "$e/sanitizer" > "$log" 2>&1 || status=1
           echo "$tool $libm: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
         done
@@ -63,13 +66,13 @@ for step in "${steps[@]}"; do
       ;;
     torch)
       mkdir -p "$e/torch"
-      timeout 300 python3 tests/device/kernels/torch_compare.py build-device/libsamebits_kernels.so "$e/torch" \
+      timeout 300 python3 bench/gpu/kernels/torch_compare.py "$lib" "$e/torch" \
         --policy sm90-tensor-core --seqlens 512,1024,2048,4096,8192,16384 --accuracy-seqlens 4096 --reps 10 --no-verify \
         > "$e/torch.txt" 2>&1 || status=1
       tail -14 "$e/torch.txt"
       ;;
     golden)
-      timeout 120 python3 tests/device/kernels/capture_golden.py build-device/libsamebits_kernels.so "$e/golden" \
+      timeout 120 python3 tests/device/kernels/capture_golden.py "$lib" "$e/golden" \
         --policy sm90-tensor-core 2>&1 | tail -2 || status=1
       ;;
     *) echo "unknown step $step (model, kernels, sanitizers, torch, golden)" >&2; exit 2 ;;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # samebits.parallel on the machine it finds (issue 20; docs/kernels/parallel.md):
 #   bash tests/device/parallel/run.sh
-# needs build-device/libsamebits_kernels.so (tests/device/kernels/build.sh, or
-# .devcarry/bins.tar.xz as run_all.sh unpacks it) or SAMEBITS_KERNELS_LIB.
+# needs the C ABI library of a Meson build, $SAMEBITS_BUILD (default build-device; configured
+# with -Dcuda=enabled -Ddevice_only=true and built here when missing), or SAMEBITS_KERNELS_LIB.
 #   1 GPU:   CP {2, 4} x TP {1, 2}, the ranks sharing the GPU over gloo (transfers staged
 #            through host memory), S = 4096 causal and not; then S = 16384 causal for the same
 #            grid while the time budget (about 7 minutes in all) allows
@@ -12,10 +12,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/samebits-parallel-out}/parallel
-mkdir -p "$out" build-device
-lib=${SAMEBITS_KERNELS_LIB:-build-device/libsamebits_kernels.so}
-if [ ! -f "$lib" ] && [ -f .devcarry/bins.tar.xz ]; then tar xJf .devcarry/bins.tar.xz -C build-device; fi
-[ -f "$lib" ] || { echo "no $lib: run tests/device/kernels/build.sh first" | tee -a "$out/log.txt"; exit 2; }
+mkdir -p "$out"
+B=${SAMEBITS_BUILD:-build-device}
+lib=${SAMEBITS_KERNELS_LIB:-$B/kernels/libsamebits_kernels.so}
+if [ -z "${SAMEBITS_KERNELS_LIB:-}" ]; then
+  { [ -f "$B/build.ninja" ] || meson setup "$B" -Dcuda=enabled -Ddevice_only=true; } > "$out/build.txt" 2>&1 &&
+    ninja -C "$B" kernels/libsamebits_kernels.so >> "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 2; }
+fi
+[ -f "$lib" ] || { echo "no $lib" | tee -a "$out/log.txt"; exit 2; }
 export SAMEBITS_KERNELS_LIB=$(realpath "$lib") PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1  # KINDS.md: no NVLink multicast
 export GLOO_SOCKET_IFNAME=${GLOO_SOCKET_IFNAME:-lo} PYTHONUNBUFFERED=1

@@ -2,11 +2,11 @@
 """samebits.torch on the GPU (issue 18, "Must show" 1 and 3): one JSON object per check in
 OUTDIR/torch_ops_check.jsonl, a line per check on stdout, exit status 1 when a check fails.
 
-    SAMEBITS_KERNELS_LIB=build-device/libsamebits_kernels.so \\
+    SAMEBITS_KERNELS_LIB=build-device/kernels/libsamebits_kernels.so \\
         python3 tests/device/python/torch_ops_check.py OUTDIR [--full] [--libm nvcc|cr|both]
 
 Needs torch (>= 2.4) with a CUDA GPU and the C ABI library built with the CUDA kernels
-(tests/device/kernels/build.sh, or meson -Dcuda=enabled). Checks:
+(a Meson build with -Dcuda=enabled). Checks:
 
   bitwise   samebits.torch.attention and .sparse_mla, forward (o, lse[, lse_excl]) and backward
             through torch.autograd.grad (dq, dk, dv / dq, dkv, d_sink), against

@@ -4,7 +4,7 @@
   PYTHONPATH=python python3 tests/device/triton/triton_attention.py LIB OUTDIR [--sizes 128,1000,4096]
       [--reps 3] [--sections dense,small,sparse,bench]
 
-LIB is build-device/libsamebits_kernels.so (tests/device/kernels/build.sh).
+LIB is build-device/kernels/libsamebits_kernels.so (a Meson build with -Dcuda=enabled).
   dense   Qwen3-8B shapes (Hq 32, Hkv 8, D 128, causal, bf16), S in --sizes: o, lse, dq, dk, dv of
           the Triton cores vs the CUDA kernels by encoding, libm nvcc and cr; the same cores with
           tl.exp / tl.log in place of samebits.triton's: the mismatch counts (the seed saw ~14% on

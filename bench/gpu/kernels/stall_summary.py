@@ -2,7 +2,7 @@
 --print-source sass, optionally gzipped): the share of each stall reason, and the instructions
 with the most samples (each with its largest reason).
 
-    python3 tests/device/kernels/stall_summary.py FILE.csv[.gz] [--top N] [--json OUT]
+    python3 bench/gpu/kernels/stall_summary.py FILE.csv[.gz] [--top N] [--json OUT]
 """
 import argparse
 import collections

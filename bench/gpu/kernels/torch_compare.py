@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """samebits attention beside torch SDPA on the H200, in one process, on identical tensors.
 
-    python3 tests/device/kernels/torch_compare.py LIB OUTDIR [--seqlens 512,1024,2048,4096] [--quick]
+    python3 bench/gpu/kernels/torch_compare.py LIB OUTDIR [--seqlens 512,1024,2048,4096] [--quick]
         [--policy fma-chain|sm90-tensor-core] [--verify-seqlens LIST] [--libms nvcc,nvcc-fast,cr]
 
 LIB is libsamebits_kernels.so built with -Dcuda=enabled. For each sequence length (Qwen3-8B

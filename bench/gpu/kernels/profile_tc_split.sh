@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # Where the tensor-core attention's time goes, kernel by kernel: ncu's gpu__time_duration of every
 # kernel of the bench's forward and backward at S = 4096 (Qwen3-8B shapes, causal, bf16), at the
-# card's own clock (--clock-control none), for each libm given; from a carried check bundle's
-# attention_tc_check (v/NAME, as ab_variants.sh extracts it). Results under $OUT/split:
-#   bash tests/device/kernels/profile_tc_split.sh NAME [LIBM ...]     (default libm: nvcc-fast)
+# card's own clock (--clock-control none), for each libm given; from a Meson build's
+# attention_tc_check (BUILD/tests/device/kernels/; -Dcuda=enabled). Results under $OUT/split:
+#   bash bench/gpu/kernels/profile_tc_split.sh BUILD [LIBM ...]     (default libm: nvcc-fast)
 #   split_LIBM.txt    ncu's table (one row per launch, the bench's warm-up launches included)
 #   split_LIBM.json   per kernel name: launches, median and minimum duration in microseconds (the
 #                     dK/dV pass by path: split_table.py)
 set -u
-[ $# -ge 1 ] || { echo "usage: profile_tc_split.sh NAME [LIBM ...] (v/NAME/attention_tc_check)" >&2; exit 2; }
-name=$1; shift
+[ $# -ge 1 ] || { echo "usage: profile_tc_split.sh BUILD [LIBM ...] (BUILD/tests/device/kernels/attention_tc_check)" >&2; exit 2; }
+bin=$1/tests/device/kernels/attention_tc_check; shift
 libms=("$@"); [ ${#libms[@]} -gt 0 ] || libms=(nvcc-fast)
-bin=v/$name/attention_tc_check
 [ -e "$bin" ] || { echo "no $bin" >&2; exit 2; }
 dir=${OUT:-/tmp/out}/split
 mkdir -p "$dir"

@@ -3,8 +3,8 @@
 
     ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum \\
         --print-units base --csv -k regex:"sparse_mla|Radix" \\
-        python3 tests/device/kernels/profile_sparse.py build-device/libsamebits_kernels.so > times.csv
-    python3 tests/device/kernels/sparse_phases.py times.csv [--roof 51.3] [--hbm 3.35] [--json OUT.json]
+        python3 bench/gpu/kernels/profile_sparse.py build-device/kernels/libsamebits_kernels.so > times.csv
+    python3 bench/gpu/kernels/sparse_phases.py times.csv [--roof 51.3] [--hbm 3.35] [--json OUT.json]
 
 Prints one line per kernel family (launches summed: the backward runs its chunk kernels once per
 chunk), its share of the forward or the backward, and for the fma phases their TFLOP/s and fraction

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Static opcode census of kernels in a `cuobjdump -sass` listing (gzip or plain).
 
-    python3 tests/device/kernels/sass_census.py LISTING[.gz] [NAME_FILTER]
+    python3 bench/gpu/kernels/sass_census.py LISTING[.gz] [NAME_FILTER]
 
 For each function whose mangled name contains NAME_FILTER (default: the D = 128, nvcc-libm, bf16
 instantiations), prints its instruction count and the counts of the opcodes that tell the

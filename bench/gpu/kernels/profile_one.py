@@ -1,6 +1,6 @@
 """One forward and one backward at a Qwen3-8B shape through the C ABI, for a
 profiler to look at (ncu -k regex:attention ... python3 profile_one.py LIB S).
-Not a benchmark: tests/device/kernels/run.sh bench times the kernels."""
+Not a benchmark: tests/device/kernels/run.sh bench (attention_check --bench-only) times the kernels."""
 import sys
 
 import torch

@@ -2,7 +2,7 @@
 (per-kernel durations and limits):
 
     ncu --section SpeedOfLight --section Occupancy --section WarpStateStats -k regex:sparse_mla \\
-        python3 tests/device/kernels/profile_sparse.py build-device/libsamebits_kernels.so [T] [libm]
+        python3 bench/gpu/kernels/profile_sparse.py build-device/kernels/libsamebits_kernels.so [T] [libm]
 
 Not a benchmark: sparse_torch_compare.py and sparse_mla_check --bench time the kernels."""
 import os

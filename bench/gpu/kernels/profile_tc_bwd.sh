@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
 # ncu on the tensor-core backward's two passes at S = 4096 (Qwen3-8B shapes, causal, bf16, nvcc
-# libm), driven by the bench of a carried check bundle's attention_tc_check (v/NAME, as
-# ab_variants.sh extracts it), results under $OUT/r/profile_NAME (packed into $OUT/results.tgz):
-#   bash tests/device/kernels/profile_tc_bwd.sh NAME
+# libm), driven by the bench of a Meson build's attention_tc_check (BUILD/tests/device/kernels/;
+# -Dcuda=enabled), results under $OUT/r/profile_NAME (NAME: BUILD's folder name; packed into
+# $OUT/results.tgz):
+#   bash bench/gpu/kernels/profile_tc_bwd.sh BUILD
 #   details.txt        SpeedOfLight, WarpStateStats, SchedulerStats, Occupancy, InstructionStats and the
 #                      tensor pipe's activity of both passes (ncu runs the SM at its base clock)
 #   src_dkdv.csv.gz    the dK/dV pass per SASS instruction: executed count and stall samples by reason
 #   src_dq.csv.gz      the same for the dq pass
-#   stalls_*.txt       tests/device/kernels/stall_summary.py of each
-#   profile_tc_bwd.sh NAME stored   the backward with the dq pass from stored D^S (attention-tc.md
+#   stalls_*.txt       bench/gpu/kernels/stall_summary.py of each
+#   profile_tc_bwd.sh BUILD stored  the backward with the dq pass from stored D^S (attention-tc.md
 #                      §21): the dK/dV pass that stores it (the bench's 6th dK/dV launch: 5 of the
 #                      recomputing backward come first, 2 warm-up + 3 timed) and the stored dq pass
 #   PROFILE_LIBM=nvcc-fast   that libm instead of nvcc (the directory gets its name: profile_NAME_LIBM)
 #   PROFILE_SRC="dkdv"       the source tables of these passes only (default "dkdv dq")
 set -u
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: profile_tc_bwd.sh NAME [stored] (v/NAME/attention_tc_check)" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: profile_tc_bwd.sh BUILD [stored] (BUILD/tests/device/kernels/attention_tc_check)" >&2; exit 2; }
 dkdv_skip=0 dq_re="attention_tc_bwd_dq_kernel" sfx=""
 if [ "${2:-}" = stored ]; then dkdv_skip=5 dq_re="attention_tc_bwd_dq_stored_kernel" sfx="_stored"; fi
-bin=v/$1/attention_tc_check
-[ -e "$bin" ] || { mkdir -p "v/$1" && tar xJf ".devcarry/$1-check.tar.xz" -C "v/$1"; }
+bin=$1/tests/device/kernels/attention_tc_check
 [ -e "$bin" ] || { echo "no $bin" >&2; exit 2; }
+set -- "$(basename "$1")"
 R=${OUT:-/tmp/out}/r
 libm=${PROFILE_LIBM:-nvcc}
 [ "$libm" = nvcc ] || sfx="${sfx}_$libm"
@@ -43,7 +44,7 @@ for k in "dkdv:attention_tc_bwd_kernel:$dkdv_skip" "dq:$dq_re:0"; do
   timeout 200 ncu --section WarpStateStats --section SourceCounters -k regex:"$re\$" --launch-skip "$skip" --launch-count 1 \
     --page source --csv --print-source sass "${drive[@]}" > "$P/src_$n.csv" 2> "$P/src_$n.err"
   echo "source $n: rc=$?"
-  python3 tests/device/kernels/stall_summary.py "$P/src_$n.csv" --top 25 > "$P/stalls_$n.txt" 2>&1
+  python3 "$(dirname "$0")/stall_summary.py" "$P/src_$n.csv" --top 25 > "$P/stalls_$n.txt" 2>&1
   head -40 "$P/stalls_$n.txt"
   gzip -9f "$P/src_$n.csv"
   pack

@@ -2,7 +2,7 @@
 """Executed-instruction census of one kernel from an ncu source-page CSV (profile_tc_*.sh's
 src_*.csv[.gz]: ncu --section SourceCounters --page source --csv --print-source sass).
 
-    python3 tests/device/kernels/opcode_census.py CSV[.gz] [CSV ...] [--per OPCODE] [--top N] [--json OUT]
+    python3 bench/gpu/kernels/opcode_census.py CSV[.gz] [CSV ...] [--per OPCODE] [--top N] [--json OUT]
 
 For each file: warp instructions executed in all, then by opcode (predicate guards dropped,
 modifiers kept: FFMA.SAT apart from FFMA), each also per execution of --per (default MUFU.EX2:

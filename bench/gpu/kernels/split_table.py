@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-kernel durations from ncu's CSV (profile_tc_split.sh): launches, median and minimum in µs.
 
-    python3 tests/device/kernels/split_table.py split_LIBM.txt split_LIBM.json
+    python3 bench/gpu/kernels/split_table.py split_LIBM.txt split_LIBM.json
 
 The bench runs the backward twice per repetition: once recomputing p in the dq pass, once with
 stored D^S. Both run the same dK/dV kernel (attention_tc_bwd_kernel<..., 0>), the second storing
