@@ -1,6 +1,6 @@
 // kernels/src/cuda/attention_launch_bwd_pipeline.cuh — the backward's launch
 // sequence, shared by both policies' launchers (attention_launch_bwd.cu,
-// attention_tc_launch_bwd.cu), in stream order: clear dq's accumulators and
+// sm90/attention_tc/launch_bwd.cu), in stream order: clear dq's accumulators and
 // flags (where the main kernels need it); delta (§5.1, the same kernel for both policies); the main kernel
 // (given: key blocks, dK/dV accumulators, dq's ordered chains); the head fold
 // into dk/dv; dq's rounding (where the main kernels do not write dq) — the last two with the

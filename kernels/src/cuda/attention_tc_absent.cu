@@ -1,6 +1,6 @@
 // kernels/src/cuda/attention_tc_absent.cu — linked instead of
-// attention_tc_launch_fwd.cu and attention_tc_launch_bwd.cu when the build targets no sm_90a (-Dnvcc_arch
-// other than sm_90/sm_90a): the API then refuses the sm90-tensor-core policy
+// sm90/attention_tc/launch_fwd.cu, launch_bwd.cu and their instantiation units when the build
+// targets no sm_90a (-Dnvcc_arch other than sm_90/sm_90a): the API then refuses the sm90-tensor-core policy
 // by name before any launch.
 #include "cuda/attention_launch.hpp"
 

@@ -16,9 +16,6 @@
 namespace samebits::kernels::sparse_mla::cuda {
 namespace {
 
-using ac::CrExpLog;
-using ac::NvccExpLog;
-
 std::int64_t round256(std::int64_t b) { return (b + 255) / 256 * 256; }
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 int key_bits(std::int64_t num_kv) {
@@ -147,24 +144,6 @@ cudaError_t launch(const BackwardParams& p, std::int64_t chunk, cudaStream_t str
   return cudaSuccess;
 }
 
-template <int D, class L, DType In, DType OutO>
-cudaError_t by_grad(const BackwardParams& p, std::int64_t c, cudaStream_t s) {
-  return p.grad_dtype == DType::f32 ? launch<D, L, In, OutO, DType::f32>(p, c, s) : launch<D, L, In, OutO, In>(p, c, s);
-}
-template <int D, class L, DType In>
-cudaError_t by_o(const BackwardParams& p, std::int64_t c, cudaStream_t s) {
-  return p.o_dtype == DType::f32 ? by_grad<D, L, In, DType::f32>(p, c, s) : by_grad<D, L, In, In>(p, c, s);
-}
-template <int D, class L>
-cudaError_t by_in(const BackwardParams& p, std::int64_t c, cudaStream_t s) {
-  return p.in_dtype == DType::f32 ? by_o<D, L, DType::f32>(p, c, s) : by_o<D, L, DType::bf16>(p, c, s);
-}
-template <int D>
-cudaError_t by_libm(const BackwardParams& p, std::int64_t c, cudaStream_t s) {
-  if (p.libm != Libm::cr && p.libm != Libm::nvcc) return cudaErrorInvalidValue;  // check_sizes refuses it first
-  return p.libm == Libm::cr ? by_in<D, CrExpLog>(p, c, s) : by_in<D, NvccExpLog>(p, c, s);
-}
-
 }  // namespace
 
 std::int64_t effective_chunk(const BackwardParams& p) {
@@ -178,7 +157,10 @@ std::int64_t backward_workspace_bytes(const ProblemParams& p, std::int64_t chunk
 
 cudaError_t launch_backward(const BackwardParams& p, cudaStream_t stream) {
   const std::int64_t chunk = effective_chunk(p);
-  return p.d == 128 ? by_libm<128>(p, chunk, stream) : by_libm<512>(p, chunk, stream);
+  return dispatch::head_dim_and_libm<SparseMlaKernels>(p, [&]<int D, class L>() {
+    return dispatch::backward_dtypes<SparseMlaKernels>(
+        p, [&]<DType In, DType OutO, DType Grad>() { return launch<D, L, In, OutO, Grad>(p, chunk, stream); });
+  });
 }
 
 }  // namespace samebits::kernels::sparse_mla::cuda
