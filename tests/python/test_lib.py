@@ -511,6 +511,21 @@ class References(unittest.TestCase):
                 bad[10, 3] += 1e-4 * np.abs(dkv).max()
                 self.assertGreater(rel_err(bad, ref[4]), BOUND)  # control
 
+    def test_sparse_fewer_kv_rows_than_tokens(self):
+        """num_kv < T (docs/kernels/sparse_mla.md §1: any num_kv; indices name kv rows): the reference
+        computes it, equal to the float64 model; an index past num_kv - 1 is still refused."""
+        T, H, D, N = 12, 2, 128, 5
+        q, kv, do = self.randn(T, H, D), self.randn(N, D), self.randn(T, H, D)
+        idx = (np.arange(T * 3, dtype=np.int32).reshape(T, 3) % (N + 1) - 1).astype(np.int32)  # -1 .. N-1
+        o, lse, lse_excl = R.sparse_mla_forward(q, kv, idx)
+        dq, dkv, _ = R.sparse_mla_backward(q, kv, idx, o, do, lse)
+        ref = sparse64(q, kv, idx, None, do, float(np.float32(1 / np.sqrt(128))))
+        for name, g, w in zip(("o", "lse", "dq", "dkv"), (o, lse, dq, dkv), (ref[0], ref[1], ref[3], ref[4])):
+            self.assertLess(rel_err(g, w), BOUND, name)
+        idx[4, 2] = N  # control
+        with self.assertRaises(samebits.InvalidArgumentError):
+            R.sparse_mla_forward(q, kv, idx)
+
     def test_sparse_index_refused_with_the_c_message(self):
         q, kv = self.randn(2, 2, 128), self.randn(4, 128)
         idx = np.array([[0, 1], [3, 4]], np.int32)

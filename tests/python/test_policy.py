@@ -1,7 +1,8 @@
 """Attention's arithmetic policy through the Python package (policy=, mma=,
 input_dtype= of samebits.reference; samebits.fingerprint(policy=, mma=)) on
-the library meson built, against the C ABI called directly (a binding
-written here from c_api.h, independent of samebits._lib) and the `samebits
+the library meson built, against the C ABI called directly (problems built
+here on samebits._lib's structures, the one binding, which test_lib checks
+against c_api.h; not through samebits.reference) and the `samebits
 attention` CLI:
 
   - the CPU reference under sm90-tensor-core (bf16 and fp16, GQA, varlen,
@@ -42,37 +43,11 @@ LIB = common.env("SAMEBITS_KERNELS_LIB")
 EXE = common.env("SAMEBITS_EXE")
 TC = "sm90-tensor-core"
 
-# ---- the C ABI, bound here again from c_api.h (not through samebits._lib) ----------
+# ---- the C ABI called directly (samebits._lib's structures, checked against c_api.h by test_lib;
+# not through samebits.reference's marshalling) ----------
 
-
-class CMma(C.Structure):
-    _fields_ = [(n, C.c_int32) for n in ("frac_bits", "group", "rounding", "c_join", "zero_exponent",
-                                         "product_exponent", "zero_sign", "overflow")]
-
-
-class CProblem(C.Structure):
-    _fields_ = [("num_seqs", C.c_int32), ("max_seqlen_q", C.c_int32), ("max_seqlen_k", C.c_int32),
-                ("total_q", C.c_int64), ("total_k", C.c_int64), ("hq", C.c_int32), ("hkv", C.c_int32),
-                ("d", C.c_int32), ("causal", C.c_int32), ("scale", C.c_float), ("in_dtype", C.c_int32),
-                ("o_dtype", C.c_int32), ("grad_dtype", C.c_int32), ("libm", C.c_int32),
-                ("cu_seqlens_q", C.c_void_p), ("cu_seqlens_k", C.c_void_p), ("cu_seqlens_q_host", C.c_void_p),
-                ("cu_seqlens_k_host", C.c_void_p), ("policy", C.c_int32), ("mma", C.POINTER(CMma))]
-
-
-class CTensor3(C.Structure):
-    _fields_ = [("data", C.c_void_p), ("row_stride", C.c_int64), ("head_stride", C.c_int64)]
-
-
-DLL = C.CDLL(LIB)
-_P, _VP = C.POINTER(CProblem), C.c_void_p
-DLL.samebits_last_error.restype = C.c_char_p
-DLL.samebits_attention_reference_forward.argtypes = [_P] + [_VP] * 5 + [C.c_int32]
-DLL.samebits_attention_reference_backward.argtypes = [_P] + [_VP] * 9 + [C.c_int32]
-DLL.samebits_attention_problem_fingerprint.argtypes = [_P, C.c_char_p, C.c_int64]
-DLL.samebits_attention_forward.argtypes = [_P, CTensor3, CTensor3, CTensor3, CTensor3, _VP, _VP]
-for _f in ("samebits_attention_reference_forward", "samebits_attention_reference_backward",
-           "samebits_attention_problem_fingerprint", "samebits_attention_forward"):
-    getattr(DLL, _f).restype = C.c_int32
+CMma, CProblem, CTensor3 = _lib.MmaParams, _lib.AttentionProblem, _lib.Tensor3
+DLL = _lib.load(LIB).lib
 BF16, F16, F32 = 1, 2, 0  # c_api.h samebits_dtype
 
 
@@ -93,7 +68,7 @@ class Direct:
                           cu_seqlens_k_host=C.addressof(self.ck), policy=policy)
         if mma is not None:
             self.m = CMma(*mma)
-            self.p.mma = C.pointer(self.m)
+            self.p.mma = C.addressof(self.m)
 
     def check(self, rc):
         if rc != 0:
