@@ -15,7 +15,7 @@ mkdir -p "$out/obj"
 cxx=${CXX_FUZZ:-clang++-22}
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -I libm/include -I oracle/include -I registry/include -I cli/include
-       -I tests/libm/nvcc -I kernels/include -I kernels/src/validate
+       -I tests/libm/nvcc -I kernels/include -I kernels/src -I kernels/src/validate
        -DSAMEBITS_GOLDEN_DIR="\"$(realpath "$out")\"")
 # fuzz_libm checks the nvcc host path against the golden vectors from the H200.
 for v in default ftz; do
@@ -61,7 +61,8 @@ for v in "" _planted _planted_mma; do
   [ "$v" = _planted ] && def=(-DSAMEBITS_PLANT_VALIDATION_BUG)
   [ "$v" = _planted_mma ] && def=(-DSAMEBITS_PLANT_MMA_VALIDATION_BUG)
   "$cxx" "${flags[@]}" "${def[@]}" -fsanitize=fuzzer,address,undefined fuzz/fuzz_attention_args.cpp \
-    kernels/src/validate/attention_validate.cpp kernels/src/validate/sparse_mla_validate.cpp kernels/src/capi/c_api.cpp "${kobjs[@]}" -lpthread \
+    kernels/src/validate/attention_validate.cpp kernels/src/validate/sparse_mla_validate.cpp \
+    kernels/src/validate/rules.cpp kernels/src/capi/c_api.cpp kernels/src/capi/marshal.cpp "${kobjs[@]}" -lpthread \
     -o "$out/fuzz_attention_args$v"
   echo "$out/fuzz_attention_args$v"
 done
@@ -71,6 +72,7 @@ for v in "" _planted; do
   def=(); [ -n "$v" ] && def=(-DSAMEBITS_PLANT_SPARSE_VALIDATION_BUG)
   "$cxx" "${flags[@]}" "${def[@]}" -fsanitize=fuzzer,address,undefined fuzz/fuzz_sparse_mla_args.cpp \
     kernels/src/validate/sparse_mla_validate.cpp kernels/src/validate/attention_validate.cpp \
-    kernels/src/capi/c_api.cpp "${kobjs[@]}" -lpthread -o "$out/fuzz_sparse_mla_args$v"
+    kernels/src/validate/rules.cpp kernels/src/capi/c_api.cpp kernels/src/capi/marshal.cpp "${kobjs[@]}" -lpthread \
+    -o "$out/fuzz_sparse_mla_args$v"
   echo "$out/fuzz_sparse_mla_args$v"
 done

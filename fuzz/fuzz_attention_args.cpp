@@ -36,6 +36,12 @@
 //    one value of every input dtype (totals <= 32 rows, heads <= 4, D <= 128,
 //    at most 4 sequences): refused exactly when the model of its checks (the
 //    C problem's rules, sm90-tensor-core's 16-bit inputs) says so, else run.
+//  - samebits_attention_check (the problem without tensors): its verdict
+//    against the model's problem rules, and, when it refuses, the call
+//    refusing with the same status and message.
+// Outputs must not overlap inputs or each other (the bytes from first to last
+// element, pointer, strides and shape), the backward's accum_*_in may be its
+// accum_* exactly; a scale is NaN (the default) or finite and > 0.
 // Any disagreement is a finding (abort, "finding: ..." on stderr). With
 // SAMEBITS_FUZZ_VERBOSE set, each call and both verdicts are printed.
 #include <algorithm>
@@ -48,6 +54,7 @@
 #include <vector>
 
 #include "attention_validate.hpp"
+#include "capi/marshal.hpp"
 #include "fuzz_args_common.hpp"
 #include "samebits/kernels/attention/api.hpp"
 #include "samebits/kernels/c_api.h"
@@ -131,40 +138,57 @@ void model_cu(const Problem& p, Violations& v) {
     v.push_back({"cu_seqlens[num_seqs] == totals", kInvalid, {"cu_seqlens", "total_q"}});
 }
 
-// The problem's rules (api.hpp / params.hpp / docs §2), for the C++ API.
-void model_problem(const Problem& p, Violations& v) {
+bool mma_valid(const samebits_mma_params& m) {
+  for (const MmaField& f : kMmaFields)
+    if (!f.valid(m.*f.member)) return false;
+  return true;
+}
+
+// The problem's rules (api.hpp / params.hpp / docs §2, rules.hpp), for the C++
+// API; device_pointers: whether the device cu_seqlens are looked at (the
+// C ABI's samebits_attention_check does not).
+void model_problem(const Problem& p, Violations& v, bool device_pointers = true) {
   // sm90-tensor-core (attention-tc.md §1): bf16/f16 inputs, the launcher's tiles, and the
-  // hardware's model parameters only (tc::kHardwareParams: the header's defaults).
+  // hardware's model parameters only (tc::kHardwareParams: the header's defaults), valid ones first.
   if (p.policy == 1) {
-    if (p.in_dtype != 1 && p.in_dtype != 2)
-      v.push_back({"sm90-tensor-core: bf16 or f16 inputs", kUnsupported, {"policy sm90-tensor-core"}});
+    if (p.in_dtype != 1 && p.in_dtype != 2) v.push_back({"sm90-tensor-core: bf16 or f16 inputs", kUnsupported, {"in_dtype"}});
     if (p.tile_rows != 0) v.push_back({"sm90-tensor-core: tile_rows 0", kUnsupported, {"tile_rows"}});
     const samebits_mma_params hw{25, 16, 0, 0, 1, 0, 1, 0};
-    if (p.has_mma && std::memcmp(&p.mma, &hw, sizeof hw) != 0)
+    if (p.has_mma && !mma_valid(p.mma))
+      v.push_back({"sm90-tensor-core: the hardware's model parameters (valid ones)", kInvalid, {"mma: "}});
+    else if (p.has_mma && std::memcmp(&p.mma, &hw, sizeof hw) != 0)
       v.push_back({"sm90-tensor-core: the hardware's model parameters", kUnsupported, {"other arithmetic"}});
   } else if (p.policy != 0) {
     v.push_back({"policy code", kUnsupported, {"policy code"}});
   }
   if (p.libm != 0 && p.libm != 1 && p.libm != 2) v.push_back({"libm code", kUnsupported, {"libm"}});
   else if (p.libm == 2 && p.policy != 1) v.push_back({"nvcc-fast: sm90-tensor-core only", kUnsupported, {"nvcc-fast"}});
-  if (!code_known(p.in_dtype)) v.push_back({"input dtype code", kUnsupported, {"input dtype", "in_dtype"}});
-  if (p.d != 64 && p.d != 128) v.push_back({"D not 64 or 128", kUnsupported, {"head dim D", "d = "}});
+  if (!code_known(p.in_dtype)) v.push_back({"input dtype code", kUnsupported, {"in_dtype"}});
+  if (p.d != 64 && p.d != 128) v.push_back({"D not 64 or 128", kUnsupported, {"d = "}});
   if (p.hq <= 0 || p.hkv <= 0) v.push_back({"hq, hkv positive", kInvalid, {"hq", "hkv"}});
   else if (p.hq % p.hkv != 0) v.push_back({"hq % hkv != 0 (GQA)", kInvalid, {"hq", "hkv"}});
   if (p.hq > 65535) v.push_back({"hq above 65535", kUnsupported, {"hq"}});
   if (p.tile_rows != 0 && p.tile_rows != 64 && p.tile_rows != 128)
     v.push_back({"tile_rows", kUnsupported, {"tile_rows"}});
-  if (!std::isfinite(p.scale)) v.push_back({"scale finite", kInvalid, {"scale"}});
-  else if (p.libm == 2 && p.scale < 0)  // attention-tc.md §25: the base-2 softmax's unscaled maximum
-    v.push_back({"nvcc-fast: scale not negative", kUnsupported, {"nvcc-fast", "scale"}});
+  // NaN: not given (the default); a given scale is finite and > 0 (0 is never the default).
+  if (!std::isnan(p.scale) && (!std::isfinite(p.scale) || p.scale <= 0.0f))
+    v.push_back({"scale NaN or finite > 0", kInvalid, {"scale"}});
   if (p.num_seqs < 1 || p.num_seqs > 65535) v.push_back({"num_seqs in 1..65535", kInvalid, {"num_seqs"}});
   if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
-  if (p.dev_cu_q.addr == 0 || p.dev_cu_k.addr == 0) v.push_back({"device cu_seqlens", kInvalid, {"cu_seqlens"}});
+  if (device_pointers && (p.dev_cu_q.addr == 0 || p.dev_cu_k.addr == 0))
+    v.push_back({"device cu_seqlens", kInvalid, {"cu_seqlens"}});
   if (p.num_seqs < 1 || p.num_seqs > 65535 || p.host_q_null || p.host_k_null) return;
   model_cu(p, v);
   if (p.max_q < longest(p.cu_q) || p.max_k < longest(p.cu_k))
     v.push_back({"max_seqlen >= longest", kInvalid, {"max_seqlen"}});
   if (p.max_q > (1 << 30) || p.max_k > (1 << 30)) v.push_back({"max_seqlen <= 2^30", kInvalid, {"max_seqlen"}});
+}
+
+// The output dtypes (o; the gradients' in the backward): the input dtype or float32.
+void model_output_dtypes(const Problem& p, bool backward, Violations& v) {
+  if (p.o_dtype != p.in_dtype && p.o_dtype != 0) v.push_back({"o dtype", kUnsupported, {"o_dtype"}});
+  if (backward && p.grad_dtype != p.in_dtype && p.grad_dtype != 0)
+    v.push_back({"gradient dtype", kUnsupported, {"grad_dtype"}});
 }
 
 // The largest element offset of a tensor, exactly.
@@ -210,12 +234,80 @@ struct Call {
   bool backward = false;
   TensorArg q{"q"}, k{"k"}, v{"v"}, o{"o"}, dout{"dout"}, dq{"dq"}, dk{"dk"}, dv{"dv"};
   FakePtr lse, delta, accum_k, accum_v, accum_k_in, accum_v_in, dq_accum, dq_flags;
+  FakePtr ds_workspace;  // the C ABI's carving only (sm90-tensor-core, a workspace large enough)
+  std::int64_t ds_workspace_bytes = 0;
   // C ABI only
   FakePtr workspace;
   std::int64_t workspace_bytes = 0;
   std::uint8_t fingerprint_mode = 0;  // the problem fingerprint's buffer (run_fingerprint)
   std::uint8_t reference_fill = 0;    // the reference's input values (run_reference)
 };
+
+// The stored-D^S workspace's bytes (api.hpp backward_ds_workspace_bytes), -1 when negative or past int64.
+i128 ds_need(const Problem& p) {
+  if (p.num_seqs < 0 || p.max_q < 0 || p.max_k < 0 || p.hq < 0) return -1;
+  const i128 n = i128{p.num_seqs} * ((i128{p.max_q} + 63) / 64 + 1) * ((i128{p.max_k} + 127) / 128) * p.hq * 16384;
+  return n > INT64_MAX ? -1 : n;
+}
+
+// An argument's bytes, first to last (empty: none).
+struct ModelSpan {
+  std::string name;
+  i128 first = 0, last = -1;
+  std::string alias_of;  // an output this input may be exactly
+};
+ModelSpan bytes_span(const std::string& name, FakePtr f, i128 bytes) {
+  ModelSpan s;
+  s.name = name;
+  if (f.addr != 0 && bytes > 0) s.first = f.addr, s.last = i128{f.addr} + bytes - 1;
+  return s;
+}
+ModelSpan tensor_span(const TensorArg& t, std::int32_t dtype, std::int64_t rows, std::int64_t heads, int d) {
+  const i128 bytes = rows <= 0 || heads <= 0 ? 0 : (max_offset(t, rows, heads, d) + 1) * size_of(dtype);
+  return bytes_span(t.name, t.ptr, bytes);
+}
+
+// Outputs share no byte with an input or another output (the accum_*_in
+// inputs may be their accum_* workspace part exactly).
+void model_overlaps(const Call& c, Violations& v) {
+  const Problem& p = c.p;
+  const std::int64_t tq = p.total_q, tk = p.total_k;
+  const int d = p.d;
+  const i128 rows_heads = i128{tq} * p.hq, accum = i128{tk} * p.hq * d;
+  std::vector<ModelSpan> in = {tensor_span(c.q, p.in_dtype, tq, p.hq, d), tensor_span(c.k, p.in_dtype, tk, p.hkv, d),
+                               tensor_span(c.v, p.in_dtype, tk, p.hkv, d),
+                               bytes_span("cu_seqlens_q", p.dev_cu_q, (i128{p.num_seqs} + 1) * 4),
+                               bytes_span("cu_seqlens_k", p.dev_cu_k, (i128{p.num_seqs} + 1) * 4)};
+  std::vector<ModelSpan> out;
+  if (!c.backward) {
+    out = {tensor_span(c.o, p.o_dtype, tq, p.hq, d), bytes_span("lse", c.lse, rows_heads * 4)};
+  } else {
+    in.push_back(tensor_span(c.o, p.o_dtype, tq, p.hq, d));
+    in.push_back(tensor_span(c.dout, p.in_dtype, tq, p.hq, d));
+    in.push_back(bytes_span("lse", c.lse, rows_heads * 4));
+    ModelSpan ak = bytes_span("accum_k_in", c.accum_k_in, accum * 4), av = bytes_span("accum_v_in", c.accum_v_in, accum * 4);
+    ak.alias_of = "accum_k workspace", av.alias_of = "accum_v workspace";
+    in.push_back(ak);
+    in.push_back(av);
+    out = {tensor_span(c.dq, p.grad_dtype, tq, p.hq, d), tensor_span(c.dk, p.grad_dtype, tk, p.hkv, d),
+           tensor_span(c.dv, p.grad_dtype, tk, p.hkv, d), bytes_span("delta workspace", c.delta, rows_heads * 4),
+           bytes_span("accum_k workspace", c.accum_k, accum * 4), bytes_span("accum_v workspace", c.accum_v, accum * 4),
+           bytes_span("dq_accum workspace", c.dq_accum, rows_heads * d * 4),
+           bytes_span("dq_flags workspace", c.dq_flags, (rows_heads + 1) * 4),
+           bytes_span("ds_workspace", c.ds_workspace, c.ds_workspace.addr ? ds_need(p) : 0)};
+  }
+  auto meet = [](const ModelSpan& a, const ModelSpan& b) {
+    return a.last >= a.first && b.last >= b.first && a.first <= b.last && b.first <= a.last;
+  };
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    for (const ModelSpan& i : in)
+      if (meet(out[o], i) && !(i.alias_of == out[o].name && i.first == out[o].first && i.last == out[o].last))
+        v.push_back({out[o].name + " overlaps " + i.name, kInvalid, {out[o].name + " overlaps " + i.name}});
+    for (std::size_t e = 0; e < o; ++e)
+      if (meet(out[o], out[e]))
+        v.push_back({out[o].name + " overlaps " + out[e].name, kInvalid, {out[o].name + " overlaps " + out[e].name}});
+  }
+}
 
 // What the C++ API must refuse (kinds: whether pointer kinds are known).
 // The tensor-core kernels' rules on the tensors (attention-tc.md §1): rows
@@ -246,9 +338,7 @@ Violations model_cpp(const Call& c, bool kinds) {
   Violations v;
   const Problem& p = c.p;
   model_problem(p, v);
-  if (p.o_dtype != p.in_dtype && p.o_dtype != 0) v.push_back({"o dtype", kUnsupported, {"o dtype", "o_dtype"}});
-  if (c.backward && p.grad_dtype != p.in_dtype && p.grad_dtype != 0)
-    v.push_back({"gradient dtype", kUnsupported, {"gradient dtype", "grad_dtype"}});
+  model_output_dtypes(p, c.backward, v);
   // The tensors' rules wherever their shapes mean something: even beside
   // another violation (a validator that wrongly passes that one must still
   // name the tensor it refuses).
@@ -265,6 +355,7 @@ Violations model_cpp(const Call& c, bool kinds) {
   if (lse_elems > 0) model_address("lse", c.lse, lse_elems * 4, 4, v, kinds);
   if (!c.backward) {
     model_tc(c, v);
+    if (v.empty()) model_overlaps(c, v);
     return v;
   }
   model_tensor(c.dout, p.in_dtype, tq, p.hq, d, v, kinds);
@@ -287,7 +378,16 @@ Violations model_cpp(const Call& c, bool kinds) {
     model_address("accum_k_in", c.accum_k_in, accum_elems * 4, 4, v, kinds);
     model_address("accum_v_in", c.accum_v_in, accum_elems * 4, 4, v, kinds);
   }
+  if (c.ds_workspace.addr) {  // the C ABI's carving of a workspace large enough (sm90-tensor-core)
+    const i128 need = ds_need(p);
+    if (p.policy != 1) v.push_back({"ds_workspace: sm90-tensor-core only", kInvalid, {"ds_workspace"}});
+    else if (need < 0) v.push_back({"ds_workspace size representable", kInvalid, {"ds_workspace"}});
+    else if (c.ds_workspace_bytes < need) v.push_back({"ds_workspace large enough", kInvalid, {"ds_workspace"}});
+    else model_address("ds_workspace", c.ds_workspace, need / 4 * 4, 16, v, kinds);
+  }
   model_tc(c, v);
+  // The validator looks at overlaps last, once every tensor is well formed.
+  if (v.empty()) model_overlaps(c, v);
   return v;
 }
 
@@ -569,7 +669,7 @@ ka::ForwardParams forward_params(const Call& c) {
   f.libm = static_cast<ka::Libm>(p.libm);
   f.tile_rows = p.tile_rows;
   f.policy = static_cast<ka::Policy>(p.policy);
-  if (p.policy == 1 && p.has_mma) f.mma = kv::mma_params_of(&p.mma);
+  if (p.policy == 1 && p.has_mma) f.mma = samebits::kernels::capi::mma_params_of(&p.mma);
   return f;
 }
 
@@ -617,70 +717,104 @@ void run_cpp(const Call& c, const KindTable& kinds) {
   if (s.ok()) check_safe(c);
 }
 
-// The C ABI's own rules (c_api.h), then the C++ API's on the converted
-// arguments (scale 0: the default; no pointer kinds).
-// The C problem's rules both the C ABI's entry points and the CPU reference's
-// check first (libm code, policy and mma, d, heads, causal, scale); needle:
-// what the libm refusal's message must contain.
-void model_c_problem(const Problem& p, const char* libm_needle, Violations& v) {
-  if (p.libm != 0 && p.libm != 1 && p.libm != 2) v.push_back({"libm code", kUnsupported, {libm_needle}});
-  model_policy_c(p, v);
-  if (p.libm == 2 && p.policy != 1) v.push_back({"nvcc-fast: sm90-tensor-core only", kUnsupported, {"nvcc-fast"}});
-  if (p.d != 64 && p.d != 128) v.push_back({"d", kUnsupported, {"d = "}});
-  if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv) v.push_back({"hq, hkv", kInvalid, {"hq"}});
+// The C ABI's own rules (c_api.h: its representation): causal an int32 0 or
+// 1, and mma given only under a known policy that reads it (an unknown policy
+// code is the validator's to name).
+void model_c_own(const Problem& p, Violations& v) {
   if (p.causal != 0 && p.causal != 1) v.push_back({"causal 0 or 1", kInvalid, {"causal"}});
-  if (!std::isfinite(p.scale) || p.scale < 0) v.push_back({"scale finite >= 0", kInvalid, {"scale"}});
+  if (p.has_mma && p.policy == 0) v.push_back({"mma only under sm90-tensor-core", kInvalid, {"mma is read only"}});
 }
 
+// samebits_attention_check: the C representation, then the problem's rules
+// (no device pointers, no tile_rows in the C ABI) and the output dtypes.
+Violations model_check(const Call& c) {
+  Violations v;
+  model_c_own(c.p, v);
+  Problem p = c.p;
+  p.tile_rows = 0;
+  model_problem(p, v, false);
+  model_output_dtypes(p, c.backward, v);
+  return v;
+}
+
+// The C ABI's entry points: its own rules, then the C++ API's on the
+// converted arguments (no tile_rows, no pointer kinds); the backward's
+// workspace is checked (and carved) once the problem's rules pass.
 Violations model_c(const Call& c) {
   Violations v;
   const Problem& p = c.p;
-  const std::vector<std::string> none;
-  model_c_problem(p, "libm", v);
-  if (p.num_seqs <= 0) v.push_back({"num_seqs positive", kInvalid, {"num_seqs"}});
-  if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
-  else if (p.num_seqs > 0) model_cu(p, v);
-  for (std::int32_t t : {p.in_dtype, p.o_dtype, c.backward ? p.grad_dtype : 0})
-    if (!code_known(t)) v.push_back({"dtype code", kUnsupported, {"dtype"}});
-  if (!v.empty()) return v;  // what follows reads the host cu_seqlens, the sizes
+  model_c_own(p, v);
   Call cc = c;
   cc.p.tile_rows = 0;
-  if (cc.p.scale == 0.0f) cc.p.scale = 0.125f;  // any finite value: the default is finite
   if (c.backward) {
-    const i128 need = [&] {
-      auto up = [](i128 b) { return (b + 255) / 256 * 256; };
-      if (p.total_q < 0 || p.total_k < 0) return i128{-1};
-      return up(i128{p.total_q} * p.hq * 4) + 2 * up(i128{p.total_k} * p.hq * p.d * 4) +
-             up(i128{p.total_q} * p.hq * p.d * 4) + up((i128{p.total_q} * p.hq + 1) * 4);
-    }();
-    if (need < 0 || need > INT64_MAX) v.push_back({"workspace size representable", kInvalid, {"workspace"}});
+    Violations problem;
+    model_problem(cc.p, problem);
+    model_output_dtypes(cc.p, true, problem);
+    const auto up = [](i128 b) { return (b + 255) / 256 * 256; };
+    const i128 need = p.total_q < 0 || p.total_k < 0
+                          ? i128{-1}
+                          : up(i128{p.total_q} * p.hq * 4) + 2 * up(i128{p.total_k} * p.hq * p.d * 4) +
+                                up(i128{p.total_q} * p.hq * p.d * 4) + up((i128{p.total_q} * p.hq + 1) * 4);
+    Violations ws;
+    if (need < 0 || need > INT64_MAX) ws.push_back({"workspace size representable", kInvalid, {"workspace"}});
     else {
-      if (c.workspace_bytes < need) v.push_back({"workspace_bytes >= need", kInvalid, {"workspace_bytes"}});
+      if (c.workspace_bytes < need) ws.push_back({"workspace_bytes >= need", kInvalid, {"workspace_bytes"}});
       if (c.workspace.addr == 0 || c.workspace.addr % 256)
-        v.push_back({"workspace non-null, 256-aligned", kInvalid, {"workspace"}});
+        ws.push_back({"workspace non-null, 256-aligned", kInvalid, {"workspace"}});
       else if (i128{c.workspace.addr} + need - 1 > i128{UINT64_MAX})
-        v.push_back({"workspace inside the address space", kInvalid, {"workspace"}});
+        ws.push_back({"workspace inside the address space", kInvalid, {"workspace"}});
     }
-    if ((c.accum_k_in.addr == 0) != (c.accum_v_in.addr == 0))
-      v.push_back({"accum_k_in with accum_v_in", kInvalid, {"accum_k_in"}});
-    // The workspace parts are carved by the C ABI: valid when the above holds.
-    if (!v.empty()) {
-      // The C++ rules still apply where the problem is fine; only their codes matter here.
-      for (Violation& x : model_cpp(cc, false)) v.push_back(x);
+    if (!v.empty() || !problem.empty() || !ws.empty()) {
+      // Refused before the workspace is carved: by the C representation, the problem or the workspace
+      // (in that order); the C++ rules on the tensors would follow, with any of these codes.
+      for (Violation& x : problem) v.push_back(x);
+      for (Violation& x : ws) v.push_back(x);
+      if (problem.empty() && ws.empty())
+        for (Violation& x : model_cpp(cc, false)) v.push_back(x);
       return v;
     }
     const std::uintptr_t w = c.workspace.addr;
     cc.delta = FakePtr{w};
     cc.accum_k = FakePtr{w + static_cast<std::uintptr_t>(samebits_attention_backward_accum_offset(p.total_q, p.total_k, p.hq, p.d, 0))};
     cc.accum_v = FakePtr{w + static_cast<std::uintptr_t>(samebits_attention_backward_accum_offset(p.total_q, p.total_k, p.hq, p.d, 1))};
-    // dq_accum and dq_flags follow accum_v, each part 256-aligned.
-    auto up = [](i128 b) { return static_cast<std::uintptr_t>((b + 255) / 256 * 256); };
-    cc.dq_accum = FakePtr{cc.accum_v.addr + up(i128{p.total_k} * p.hq * p.d * 4)};
-    cc.dq_flags = FakePtr{cc.dq_accum.addr + up(i128{p.total_q} * p.hq * p.d * 4)};
+    // dq_accum and dq_flags follow accum_v, each part 256-aligned; the stored D^S (sm90-tensor-core)
+    // after the whole, when the workspace is large enough for it.
+    cc.dq_accum = FakePtr{cc.accum_v.addr + static_cast<std::uintptr_t>(up(i128{p.total_k} * p.hq * p.d * 4))};
+    cc.dq_flags = FakePtr{cc.dq_accum.addr + static_cast<std::uintptr_t>(up(i128{p.total_q} * p.hq * p.d * 4))};
+    const i128 ds = ds_need(p);
+    if (p.policy == 1 && ds >= 0 && need + ds <= INT64_MAX && c.workspace_bytes >= need + ds) {
+      cc.ds_workspace = FakePtr{w + static_cast<std::uintptr_t>(need)};
+      cc.ds_workspace_bytes = static_cast<std::int64_t>(c.workspace_bytes - need);
+    }
   }
-  // The C ABI runs num_seqs > 65535 through its own checks: the arrays exist
-  // only up to kMaxSeqs, and the problem model needs them.
   for (Violation& x : model_cpp(cc, false)) v.push_back(x);
+  return v;
+}
+
+// The C problem's rules the CPU reference's entry points check (c_api.cpp:
+// the C representation, then the problem's rules for the reference: no
+// device pointers, tile_rows or max_seqlen; under fma-chain no dtype).
+Violations model_reference(const Call& c) {
+  Violations v;
+  const Problem& p = c.p;
+  model_c_own(p, v);
+  if (p.policy != 0 && p.policy != 1) v.push_back({"policy code", kUnsupported, {"policy code"}});
+  if (p.policy == 1) {
+    if (!code_known(p.in_dtype)) v.push_back({"in_dtype code", kUnsupported, {"in_dtype code"}});
+    else if (p.in_dtype == 0)
+      v.push_back({"sm90-tensor-core takes 16-bit inputs", kUnsupported, {"in_dtype float32"}});
+    if (p.has_mma && !mma_valid(p.mma)) v.push_back({"mma valid", kInvalid, {"mma: "}});
+  }
+  if (p.libm != 0 && p.libm != 1 && p.libm != 2) v.push_back({"libm code", kUnsupported, {"libm code"}});
+  else if (p.libm == 2 && p.policy != 1) v.push_back({"nvcc-fast: sm90-tensor-core only", kUnsupported, {"nvcc-fast"}});
+  if (!std::isnan(p.scale) && (!std::isfinite(p.scale) || p.scale <= 0.0f))
+    v.push_back({"scale NaN or finite > 0", kInvalid, {"scale"}});
+  if (p.d != 64 && p.d != 128) v.push_back({"d", kUnsupported, {"d = "}});
+  if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv) v.push_back({"hq, hkv", kInvalid, {"hq"}});
+  if (p.hq > 65535) v.push_back({"hq above 65535", kUnsupported, {"hq"}});
+  if (p.num_seqs < 1 || p.num_seqs > 65535) v.push_back({"num_seqs in 1..65535", kInvalid, {"num_seqs"}});
+  else if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
+  else model_cu(p, v);
   return v;
 }
 
@@ -711,6 +845,12 @@ void run_c(const Call& c) {
   // The C ABI reads num_seqs + 1 host entries: give it only what exists.
   if (p.num_seqs > kMaxSeqs || (p.num_seqs > 0 && p.cu_q.empty())) return;
   const samebits_attention_problem cp = c_problem(c);
+  static const bool verbose = std::getenv("SAMEBITS_FUZZ_VERBOSE") != nullptr;
+  const std::int32_t rc_check = samebits_attention_check(&cp, c.backward ? 1 : 0);
+  const std::string check_message = rc_check ? samebits_last_error() : "";
+  if (verbose) std::fprintf(stderr, "  check -> %d %s\n", rc_check, check_message.c_str());
+  compare("the C ABI check", model_check(c), rc_check == SAMEBITS_OK, static_cast<ka::StatusCode>(rc_check),
+          check_message, c);
   std::int32_t rc;
   if (!c.backward)
     rc = samebits_attention_forward(&cp, tensor3(c.q), tensor3(c.k), tensor3(c.v), tensor3(c.o), ptr<float>(c.lse),
@@ -723,8 +863,11 @@ void run_c(const Call& c) {
   if (rc == SAMEBITS_OK || rc == SAMEBITS_CUDA_ERROR)
     finding("the C ABI without CUDA returned " + std::to_string(rc), samebits_last_error());
   const bool accepted = rc == SAMEBITS_NOT_BUILT;
-  static const bool verbose = std::getenv("SAMEBITS_FUZZ_VERBOSE") != nullptr;
   if (verbose) std::fprintf(stderr, "  C ABI -> %d %s\n", rc, samebits_last_error());
+  // What the check refuses, the call refuses with the same status and message.
+  if (rc_check != SAMEBITS_OK && (rc != rc_check || check_message != samebits_last_error()))
+    finding("the C ABI call and samebits_attention_check disagree",
+            check_message + " | call: " + std::to_string(rc) + " " + samebits_last_error());
   compare("the C ABI", model_c(c), accepted, static_cast<ka::StatusCode>(rc), samebits_last_error(), c);
   if (accepted) check_safe(c);
 }
@@ -776,21 +919,6 @@ void run_fingerprint(const Call& c) {
           rc ? samebits_last_error() : "", c);
   if (rc == SAMEBITS_OK && want != buf)
     finding("the problem fingerprint differs from attention-tc.md §9", std::string(buf) + " | want " + want);
-}
-
-// What the CPU reference entry points refuse (c_api.cpp: the C problem's
-// rules, then sm90-tensor-core's input dtype; tensor pointers are real here).
-Violations model_reference(const Call& c) {
-  Violations v;
-  const Problem& p = c.p;
-  model_c_problem(p, "libm code", v);
-  if (p.host_q_null || p.host_k_null) v.push_back({"host cu_seqlens", kInvalid, {"cu_seqlens"}});
-  else model_cu(p, v);
-  if (!v.empty() || p.policy != 1) return v;
-  if (!code_known(p.in_dtype)) v.push_back({"in_dtype code", kUnsupported, {"in_dtype code"}});
-  else if (p.in_dtype == 0)
-    v.push_back({"sm90-tensor-core takes 16-bit inputs", kUnsupported, {"in_dtype float32 is not supported"}});
-  return v;
 }
 
 // The CPU reference on real buffers, when the problem is small (its sizes

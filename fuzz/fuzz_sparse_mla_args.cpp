@@ -23,8 +23,14 @@
 //    without CUDA: the launches run the whole validation, pointer kinds
 //    excepted, and return its refusal or SAMEBITS_NOT_BUILT) against the same
 //    model plus the C ABI's own rules;
+//  - samebits_sparse_mla_check (the problem without tensors) against the
+//    model's problem rules, and, when it refuses, the call refusing with the
+//    same status and message;
 //  - check_indices on a host index array against the rule every index is in
 //    -1 .. num_kv - 1 (the refusal names a bad token and slot).
+// Outputs must not overlap inputs or each other (bytes first to last); a scale
+// is NaN (the default) or finite and > 0; num_kv is any count (more or fewer
+// rows than tokens).
 // Any disagreement is a finding (abort, "finding: ..." on stderr). With
 // SAMEBITS_FUZZ_VERBOSE set, each call and the verdicts are printed.
 #include <algorithm>
@@ -151,26 +157,79 @@ void model_array(const std::string& n, FakePtr f, i128 elements, Violations& v, 
   if (elements > 0) model_address(n, f, elements * 4, 4, v, kinds);
 }
 
-// What the C++ API must refuse (kinds: whether pointer kinds are known).
-Violations model_cpp(const Call& c, bool kinds) {
-  Violations v;
+// The problem's rules without tensors (rules.hpp): libm, dtypes, D, sizes,
+// scale (NaN: the default), and for the backward chunk_tokens.
+void model_sizes(const Call& c, Violations& v) {
   if (c.libm != 0 && c.libm != 1) v.push_back({"libm code", kUnsupported, {"libm"}});
-  if (!dtype_known(c.in_dtype)) v.push_back({"input dtype bf16 or f32", kUnsupported, {"input dtype"}});
-  if (c.d != 128 && c.d != 512) v.push_back({"D 128 or 512", kUnsupported, {"head dim D"}});
+  if (!dtype_known(c.in_dtype)) v.push_back({"input dtype bf16 or f32", kUnsupported, {"in_dtype"}});
+  if (c.d != 128 && c.d != 512) v.push_back({"D 128 or 512", kUnsupported, {"d = "}});
   if (c.heads < 1 || c.heads > 1048560) v.push_back({"heads in 1..1048560", kInvalid, {"heads"}});
   if (c.tokens < 0 || c.tokens > INT32_MAX) v.push_back({"tokens in 0..2^31-1", kInvalid, {"tokens"}});
   if (c.num_kv < 0 || c.num_kv > INT32_MAX - 1) v.push_back({"num_kv in 0..2^31-2", kInvalid, {"num_kv"}});
   if (c.topk < 1 || c.topk > (1 << 24)) v.push_back({"topk in 1..2^24", kInvalid, {"topk"}});
-  if (!std::isfinite(c.scale)) v.push_back({"scale finite", kInvalid, {"scale"}});
-  if (c.o_dtype != c.in_dtype && c.o_dtype != 0) v.push_back({"o dtype", kUnsupported, {"o dtype"}});
+  if (!std::isnan(c.scale) && (!std::isfinite(c.scale) || c.scale <= 0.0f))
+    v.push_back({"scale NaN or finite > 0", kInvalid, {"scale"}});
+  if (c.o_dtype != c.in_dtype && c.o_dtype != 0) v.push_back({"o dtype", kUnsupported, {"o_dtype"}});
   if (c.backward && c.grad_dtype != c.in_dtype && c.grad_dtype != 0)
-    v.push_back({"gradient dtype", kUnsupported, {"gradient dtype"}});
+    v.push_back({"gradient dtype", kUnsupported, {"grad_dtype"}});
   if (c.backward && (c.chunk_tokens < 0 || c.chunk_tokens % 64 != 0))
     v.push_back({"chunk_tokens not a multiple of 64", kInvalid, {"chunk_tokens"}});
   // The product limit holds for any positive chunk, a multiple of 64 or not.
   const i128 chunk = c.chunk_tokens > 0 ? c.chunk_tokens : 512;
   if (c.backward && c.chunk_tokens >= 0 && c.topk >= 1 && chunk * c.topk > INT32_MAX)
     v.push_back({"chunk_tokens * topk above 2^31-1", kUnsupported, {"chunk_tokens"}});
+}
+
+// An argument's bytes, first to last (empty: none).
+struct ModelSpan {
+  std::string name;
+  i128 first = 0, last = -1;
+};
+ModelSpan span(const std::string& name, FakePtr f, i128 bytes) {
+  if (f.addr == 0 || bytes <= 0) return {name};
+  return {name, i128{f.addr}, i128{f.addr} + bytes - 1};
+}
+ModelSpan tensor_span(const TensorArg& t, std::int32_t dtype, std::int64_t rows, std::int64_t heads, int d) {
+  return rows <= 0 ? ModelSpan{t.name} : span(t.name, t.ptr, (max_offset(t, rows, heads, d) + 1) * size_of(dtype));
+}
+ModelSpan matrix_span(const TensorArg& t, int size, std::int64_t rows, std::int64_t width) {
+  return rows <= 0 ? ModelSpan{t.name} : span(t.name, t.ptr, (i128{rows - 1} * t.row + width) * size);
+}
+
+// Outputs share no byte with an input or another output.
+void model_overlaps(const Call& c, Violations& v) {
+  const std::int64_t t = c.tokens, h = c.heads;
+  const int d = c.d;
+  std::vector<ModelSpan> in = {tensor_span(c.q, c.in_dtype, t, h, d), matrix_span(c.kv, size_of(c.in_dtype), c.num_kv, d),
+                               matrix_span(c.indices, 4, t, c.topk), span("sink", c.sink, i128{h} * 4)};
+  std::vector<ModelSpan> out;
+  if (!c.backward) {
+    out = {tensor_span(c.o, c.o_dtype, t, h, d), span("lse", c.lse, i128{t} * h * 4),
+           span("lse_excl", c.lse_excl, i128{t} * h * 4), span("error_flag", c.error_flag, 4)};
+  } else {
+    in.push_back(tensor_span(c.o, c.o_dtype, t, h, d));
+    in.push_back(tensor_span(c.dout, c.in_dtype, t, h, d));
+    in.push_back(span("lse", c.lse, i128{t} * h * 4));
+    out = {tensor_span(c.dq, c.grad_dtype, t, h, d), matrix_span(c.dkv, size_of(c.grad_dtype), c.num_kv, d),
+           span("dsink", c.sink.addr ? c.dsink : FakePtr{}, i128{h} * 4), span("workspace", c.workspace, c.workspace_need),
+           span("error_flag", c.error_flag, 4)};
+  }
+  auto meet = [](const ModelSpan& a, const ModelSpan& b) {
+    return a.last >= a.first && b.last >= b.first && a.first <= b.last && b.first <= a.last;
+  };
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    for (const ModelSpan& i : in)
+      if (meet(out[o], i)) v.push_back({out[o].name + " overlaps " + i.name, kInvalid, {out[o].name + " overlaps " + i.name}});
+    for (std::size_t e = 0; e < o; ++e)
+      if (meet(out[o], out[e]))
+        v.push_back({out[o].name + " overlaps " + out[e].name, kInvalid, {out[o].name + " overlaps " + out[e].name}});
+  }
+}
+
+// What the C++ API must refuse (kinds: whether pointer kinds are known).
+Violations model_cpp(const Call& c, bool kinds) {
+  Violations v;
+  model_sizes(c, v);
   // The tensors' rules wherever their shapes mean something.
   if (!sizes_in_range(c)) return v;
   const std::int64_t t = c.tokens, h = c.heads, n = c.num_kv;
@@ -184,6 +243,8 @@ Violations model_cpp(const Call& c, bool kinds) {
   model_array("lse", c.lse, i128{t} * h, v, kinds);
   if (!c.backward) {
     if (c.lse_excl.addr) model_array("lse_excl", c.lse_excl, i128{t} * h, v, kinds);
+    // The validator looks at overlaps last, once every argument is well formed.
+    if (v.empty()) model_overlaps(c, v);
     return v;
   }
   model_tensor(c.dout, c.in_dtype, t, h, d, v, kinds);
@@ -211,6 +272,7 @@ Violations model_cpp(const Call& c, bool kinds) {
       }
     }
   }
+  if (v.empty()) model_overlaps(c, v);
   return v;
 }
 
@@ -458,28 +520,28 @@ void run_cpp(const Call& c, const KindTable& kinds) {
   if (s.ok()) check_safe(c, c.workspace_need);
 }
 
-// The C ABI's own rules (c_api.h), then the C++ API's on the converted
-// arguments: scale 0 is the default (finite), no pointer kinds, and without
-// CUDA the workspace need is unknown: the launch passes 0.
-Violations model_c(const Call& c, bool null_problem) {
+// The C ABI's own rules (c_api.h: its representation), then the C++ API's
+// on the converted arguments: no pointer kinds, and without CUDA the workspace
+// need is unknown: the launch passes 0.
+Violations model_c_own(const Call& c, bool null_problem) {
   Violations v;
-  if (null_problem) {
-    v.push_back({"problem non-null", kInvalid, {"problem"}});
-    return v;
-  }
-  if (c.libm != 0 && c.libm != 1) v.push_back({"libm code", kUnsupported, {"libm"}});
-  auto code = [&](std::int32_t t, const char* name) {
-    if (t != 0 && t != 1 && t != 2) v.push_back({std::string(name) + " code", kUnsupported, {name}});
-  };
-  code(c.in_dtype, "in_dtype");
-  code(c.o_dtype, "o_dtype");
-  if (c.backward) code(c.grad_dtype, "grad_dtype");
-  if (c.validate_indices != 0 && c.validate_indices != 1)
+  if (null_problem) v.push_back({"problem non-null", kInvalid, {"problem"}});
+  else if (c.validate_indices != 0 && c.validate_indices != 1)
     v.push_back({"validate_indices 0 or 1", kInvalid, {"validate_indices"}});
+  return v;
+}
+Violations model_c(const Call& c, bool null_problem) {
+  Violations v = model_c_own(c, null_problem);
+  if (null_problem) return v;
   Call cc = c;
-  if (cc.scale == 0.0f) cc.scale = 0.04419417f;
   cc.workspace_need = 0;
   for (Violation& x : model_cpp(cc, false)) v.push_back(x);
+  return v;
+}
+// samebits_sparse_mla_check: the C representation, then the problem's rules.
+Violations model_check(const Call& c, bool null_problem) {
+  Violations v = model_c_own(c, null_problem);
+  if (!null_problem) model_sizes(c, v);
   return v;
 }
 
@@ -497,6 +559,11 @@ void run_c(const Call& c, bool null_problem) {
   cp.chunk_tokens = c.chunk_tokens;
   cp.validate_indices = c.validate_indices;
   const samebits_sparse_mla_problem* pp = null_problem ? nullptr : &cp;
+  const std::int32_t rc_check = samebits_sparse_mla_check(pp, c.backward ? 1 : 0);
+  const std::string check_message = rc_check ? samebits_last_error() : "";
+  if (verbose()) std::fprintf(stderr, "  check -> %d %s\n", rc_check, check_message.c_str());
+  compare("the C ABI check", model_check(c, null_problem), rc_check == SAMEBITS_OK, static_cast<StatusCode>(rc_check),
+          check_message, c);
   std::int32_t rc;
   if (!c.backward)
     rc = samebits_sparse_mla_forward(pp, tensor3(c.q), ptr<const void>(c.kv.ptr), c.kv.row, tensor3(c.o),
@@ -510,6 +577,10 @@ void run_c(const Call& c, bool null_problem) {
     finding("the C ABI without CUDA returned " + std::to_string(rc), samebits_last_error());
   const bool accepted = rc == SAMEBITS_NOT_BUILT;
   if (verbose()) std::fprintf(stderr, "  C ABI -> %d %s\n", rc, samebits_last_error());
+  // What the check refuses, the call refuses with the same status and message.
+  if (rc_check != SAMEBITS_OK && (rc != rc_check || check_message != samebits_last_error()))
+    finding("the C ABI call and samebits_sparse_mla_check disagree",
+            check_message + " | call: " + std::to_string(rc) + " " + samebits_last_error());
   compare("the C ABI", model_c(c, null_problem), accepted, static_cast<StatusCode>(rc), samebits_last_error(), c);
   if (accepted) check_safe(c, 0);
   // Without the GPU kernels the workspace size is unknown: -1, whatever the problem.

@@ -245,6 +245,20 @@ def attention_seeds():
         seeds[f'fingerprint_fma_{n}'] = attention_call(False, libm=1, lens=(2,), tail=policy_tail(0, fingerprint=mode))
     seeds['fingerprint_tc_mma_exact'] = attention_call(False, lens=(2,), tail=policy_tail(
         1, mma={'frac_bits': 9, 'group': 1, 'zero_exponent': 1}, fingerprint=200))
+    # Outputs over inputs or other outputs (pointer byte 7: an address given as the u64 that follows,
+    # then the stride byte): o at q's base, o over q's last element, o just past q (valid), dq at dk's
+    # base (two outputs). q is tensor 0 at 1 << 32; dk tensor 6 at 7 << 32.
+    def at(addr, stride=0):
+        u = list(addr.to_bytes(8, 'little'))
+        return (7, u[0], u[1:] + [stride])
+    q_bytes = 8 * 4 * 64 * 2  # rows 8, hq 4, D 64, bf16, contiguous
+    seeds['overlap_o_at_q'] = attention_call(False, hkv=2, group=2, lens=(8,), tensors={3: at(1 << 32)})
+    seeds['overlap_o_over_q_last'] = attention_call(False, hkv=2, group=2, lens=(8,),
+                                                    tensors={3: at((1 << 32) + q_bytes - 2)})
+    seeds['overlap_o_after_q'] = attention_call(False, hkv=2, group=2, lens=(8,), tensors={3: at((1 << 32) + q_bytes)})
+    seeds['overlap_dq_at_dk'] = attention_call(True, hkv=2, group=2, lens=(8,), tensors={5: at(7 << 32)})
+    seeds['overlap_dv_at_v_tc'] = attention_call(True, hkv=2, group=2, lens=(8,), tensors={7: at(3 << 32)},
+                                                 tail=policy_tail(1))
     return seeds
 
 
@@ -373,6 +387,14 @@ def sparse_seeds():
                    ('none', (0x21, 200, [200, 0])), ('big', (0x22, 220, [240, 199, 3, 4])),
                    ('last', (0x22, 9, [240, 240, 240, 226])), ('raw', (0x11, 5, [250, 0xff, 0xff, 0xff, 0x7f]))):
         seeds[f'indices_{n}'] = sparse_call(False, indices=ind)
+    # Outputs over inputs (pointer byte 7: the u64 address that follows, then the stride byte):
+    # o at kv's base (kv: the fifth pointer, at 5 << 32), dq at q's (1 << 32), dkv at dout's (3 << 32).
+    def at(addr, stride=0):
+        u = list(addr.to_bytes(8, 'little'))
+        return (7, u[0], u[1:] + [stride])
+    seeds['overlap_o_at_kv'] = sparse_call(False, tensors={1: at(5 << 32)})
+    seeds['overlap_dq_at_q'] = sparse_call(True, tensors={3: at(1 << 32)})
+    seeds['overlap_dkv_at_dout'] = sparse_call(True, mats={'dkv': at(3 << 32)})
     return seeds
 
 if not attention_only:

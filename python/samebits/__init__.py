@@ -52,10 +52,11 @@ def fingerprint(op="attention", libm="nvcc", *, policy="fma-chain", mma=None):
         raise ValueError(f"op: {op!r} unknown ({', '.join(OPS)})")
     from . import _validate
     policy, codes = _validate.check_policy(policy, mma)
-    if policy == _validate.FMA_CHAIN:
+    if policy == _validate.FMA_CHAIN and codes is None:
         return load_library().fingerprint(op, libm)
     if op != "attention":
-        raise ValueError(f"policy: {policy!r} is defined for op \"attention\" only ({op} has policy fma-chain)")
+        raise ValueError(f"policy: {policy!r}, mma: {mma!r}: op {op} has policy fma-chain only (no mma)")
+    # The library names the policy and its model's parameters, and refuses what it must (mma under fma-chain ...).
     return load_library().problem_fingerprint(policy, codes, libm)
 
 

@@ -1,7 +1,15 @@
 """ctypes binding of libsamebits_kernels, the kernels' C ABI
 (kernels/include/samebits/kernels/c_api.h): the library loader, the C
 structures, the argument and result types of every function, and the status
-check that turns a failed call into an exception (samebits.errors).
+check that turns a failed call into an exception (samebits.errors). The one
+ctypes binding of the repository: the package, its tests and the device
+scripts (tests/device/, through samebits._device) use it.
+
+The rules on the arguments are the library's (kernels/src/validate/): this
+module restates none. The codes below (dtype, libm, policy, status) are what
+the package was written against; load() compares them with the names the
+library reports (samebits_code_name, generated from the C++ enums) and refuses
+a library whose codes differ.
 
 Where the library is looked for (the first that exists is loaded):
 
@@ -31,12 +39,19 @@ from . import errors
 
 LIB_NAME = "libsamebits_kernels.so"
 ENV_VAR = "SAMEBITS_KERNELS_LIB"
-C_ABI_VERSION = 2  # SAMEBITS_C_ABI_VERSION this package speaks
+C_ABI_VERSION = 3  # SAMEBITS_C_ABI_VERSION this package speaks
 
-# dtype, libm and policy codes (c_api.h enums; stable).
+# dtype, libm and policy codes (c_api.h enums; stable), checked against the
+# library's names at load (Library.__init__). Which libm a policy offers, which
+# dtype an op takes: the library's rules, not these tables'.
 F32, BF16, F16 = 0, 1, 2
-LIBM_CODES = {"nvcc": 0, "cr": 1, "nvcc-fast": 2}  # nvcc-fast: sm90-tensor-core attention only (the library refuses it elsewhere)
+DTYPE_CODES = {"float32": F32, "bfloat16": BF16, "float16": F16}
+LIBM_CODES = {"nvcc": 0, "cr": 1, "nvcc-fast": 2}
 POLICY_CODES = {"fma-chain": 0, "sm90-tensor-core": 1}
+# samebits_code_kind: the tables samebits_code_name reads.
+CODE_KINDS = {"status": 0, "dtype": 1, "libm": 2, "policy": 3}
+# The scale that means "not given" (SAMEBITS_DEFAULT_SCALE): the binary32 nearest 1/sqrt(D).
+DEFAULT_SCALE = float("nan")
 
 
 class MmaParams(C.Structure):
@@ -99,9 +114,11 @@ FUNCTIONS = {
     "samebits_c_abi_version": (_I32, []),
     "samebits_last_error": (C.c_char_p, []),
     "samebits_has_cuda_kernels": (_I32, []),
+    "samebits_code_name": (C.c_char_p, [_I32, _I32]),
     "samebits_attention_fingerprint": (_I32, [_I32, C.c_char_p, _I64]),
     "samebits_attention_problem_fingerprint": (_I32, [_AP, C.c_char_p, _I64]),
     "samebits_attention_forward": (_I32, [_AP, _T3, _T3, _T3, _T3, _F32P, _VP]),
+    "samebits_attention_check": (_I32, [_AP, _I32]),
     "samebits_attention_backward_workspace_bytes": (_I64, [_I64, _I64, _I32, _I32]),
     "samebits_attention_backward_accum_offset": (_I64, [_I64, _I64, _I32, _I32, _I32]),
     "samebits_attention_backward_stored_ds_workspace_bytes": (_I64, [_AP]),
@@ -113,6 +130,7 @@ FUNCTIONS = {
     "samebits_attention_reference_backward_handover": (_I32, [_AP, _F32P, _F32P, _F32P, _F32P, _F32P, _F32P, _F32P,
                                                               _F32P, _F32P, _F32P, _F32P, _F32P, _F32P, _I32]),
     "samebits_sparse_mla_fingerprint": (_I32, [_I32, C.c_char_p, _I64]),
+    "samebits_sparse_mla_check": (_I32, [_SP, _I32]),
     "samebits_sparse_mla_forward": (_I32, [_SP, _T3, _VP, _I64, _T3, _F32P, _F32P, _VP]),
     "samebits_sparse_mla_backward_workspace_bytes": (_I64, [_SP]),
     "samebits_sparse_mla_backward": (_I32, [_SP, _T3, _VP, _I64, _T3, _T3, _F32P, _T3, _VP, _I64, _F32P, _VP,
@@ -174,7 +192,18 @@ class Library:
             raise errors.LibraryError(f"{path} ({how}) speaks C ABI version {version}; this samebits package "
                                       f"speaks version {C_ABI_VERSION} (rebuild the library from the same "
                                       "checkout as the package)")
+        differ = [f"{kind} {name!r}: code {code} here, the library's {theirs!r}"
+                  for kind, table in code_tables().items() for name, code in table.items()
+                  if (theirs := self.code_name(kind, code)) != name]
+        if differ:
+            raise errors.LibraryError(f"{path} ({how}) names its codes otherwise than this samebits package: "
+                                      + "; ".join(differ))
         self.cuda = bool(self.lib.samebits_has_cuda_kernels())
+
+    def code_name(self, kind, code):
+        """The library's name of a code (samebits_code_name), or None."""
+        raw = self.lib.samebits_code_name(CODE_KINDS[kind], code)
+        return None if raw is None else raw.decode("ascii")
 
     def has(self, name):
         return getattr(self.lib, name, None) is not None
@@ -198,6 +227,16 @@ class Library:
         buf = C.create_string_buffer(256)
         self.call(fn, libm_code(libm), buf, len(buf))
         return buf.value.decode("ascii")
+
+    def check_attention(self, problem, backward=False):
+        """samebits_attention_check: the problem's rules (everything but the
+        tensors and the workspace) as the forward (backward) call applies them;
+        raises the call's exception, with the library's message."""
+        self.call("samebits_attention_check", C.byref(problem), int(bool(backward)))
+
+    def check_sparse_mla(self, problem, backward=False):
+        """samebits_sparse_mla_check, as check_attention."""
+        self.call("samebits_sparse_mla_check", C.byref(problem), int(bool(backward)))
 
     def problem_fingerprint(self, policy, mma, libm):
         """samebits_attention_problem_fingerprint of a problem with this
@@ -247,10 +286,34 @@ def load(path=None):
             f"-Dcuda=enabled for the GPU kernels) and set {ENV_VAR} to its path. Tried:\n" + "\n".join(tried))
 
 
+def code_tables():
+    """{kind: {name: code}}: the codes this package speaks (compared with the library's names at load)."""
+    status = {"ok": errors.OK, "invalid_argument": errors.INVALID_ARGUMENT, "unsupported": errors.UNSUPPORTED,
+              "cuda_error": errors.CUDA_ERROR, "not_built": errors.NOT_BUILT}
+    return {"status": status, "dtype": DTYPE_CODES, "libm": LIBM_CODES, "policy": POLICY_CODES}
+
+
+def name_code(table, name, what):
+    """The code of a name (libm, policy, dtype): a name the C ABI has no code for is the Python side's
+    to refuse (ValueError naming the argument); whether the code is allowed where it is used is the
+    library's rule."""
+    if not isinstance(name, str) or name not in table:
+        raise ValueError(f"{what}: {name!r} unknown ({', '.join(repr(n) for n in table)})")
+    return table[name]
+
+
 def libm_code(libm):
-    if not isinstance(libm, str) or libm not in LIBM_CODES:
-        raise ValueError(f"libm: {libm!r} unknown (nvcc, cr or nvcc-fast)")
-    return LIBM_CODES[libm]
+    return name_code(LIBM_CODES, libm, "libm")
+
+
+INT32_RANGE = (-2**31, 2**31 - 1)
+
+
+def int32(name, x):
+    """x as a C int32 field: ctypes would wrap a value outside the range silently."""
+    if not INT32_RANGE[0] <= x <= INT32_RANGE[1]:
+        raise ValueError(f"{name}: {x} does not fit the C ABI's int32")
+    return x
 
 
 # ---- problems built from checked plans (samebits._validate) ----------------
@@ -261,13 +324,15 @@ def attention_problem(plan, *, cu_q_device=None, cu_k_device=None, o_dtype=None,
     returned structure's _keep; cu_*_device are the device arrays' addresses
     (the reference ignores them: None makes them the host copies)."""
     n = len(plan.cu_q)
-    hq_arr = (C.c_int32 * n)(*plan.cu_q)
-    hk_arr = (C.c_int32 * n)(*plan.cu_k)
+    hq_arr = (C.c_int32 * n)(*(int32("cu_seqlens", x) for x in plan.cu_q))
+    hk_arr = (C.c_int32 * n)(*(int32("cu_seqlens_k", x) for x in plan.cu_k))
     host_q, host_k = C.addressof(hq_arr), C.addressof(hk_arr)
     in_dtype = plan.in_dtype
     p = AttentionProblem(
-        num_seqs=n - 1, max_seqlen_q=plan.max_q, max_seqlen_k=plan.max_k, total_q=plan.total_q,
-        total_k=plan.total_k, hq=plan.hq, hkv=plan.hkv, d=plan.d, causal=int(plan.causal), scale=plan.scale,
+        num_seqs=int32("num_seqs", n - 1), max_seqlen_q=int32("max_seqlen_q", plan.max_q),
+        max_seqlen_k=int32("max_seqlen_k", plan.max_k), total_q=plan.total_q, total_k=plan.total_k,
+        hq=int32("hq", plan.hq), hkv=int32("hkv", plan.hkv), d=int32("d", plan.d), causal=int(plan.causal),
+        scale=plan.scale,
         in_dtype=in_dtype, o_dtype=in_dtype if o_dtype is None else o_dtype,
         grad_dtype=in_dtype if grad_dtype is None else grad_dtype, libm=LIBM_CODES[plan.libm],
         cu_seqlens_q=host_q if cu_q_device is None else cu_q_device,
@@ -287,7 +352,8 @@ def sparse_problem(plan, *, indices, sink=None, error_flag=None, validate_indice
     are addresses (device ones for the kernels, host ones for the reference)."""
     in_dtype = plan.in_dtype
     return SparseMlaProblem(
-        tokens=plan.tokens, num_kv=plan.num_kv, heads=plan.heads, d=plan.d, topk=plan.topk, scale=plan.scale,
+        tokens=plan.tokens, num_kv=plan.num_kv, heads=int32("heads", plan.heads), d=int32("d", plan.d),
+        topk=int32("topk", plan.topk), scale=plan.scale,
         in_dtype=in_dtype, o_dtype=in_dtype if o_dtype is None else o_dtype,
         grad_dtype=in_dtype if grad_dtype is None else grad_dtype, libm=LIBM_CODES[plan.libm],
         indices=indices, indices_row_stride=plan.indices_row_stride, sink=sink, error_flag=error_flag,

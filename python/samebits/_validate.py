@@ -1,47 +1,52 @@
-"""The Python-side checks of samebits.torch and samebits.reference, on plain
-descriptions of tensors (shape, dtype name, strides in elements, device
-string), so that they run and are tested without torch or a GPU.
+"""What samebits.torch, samebits.reference and samebits.parallel check in Python
+before the C ABI: only what the C ABI cannot see, on plain descriptions of
+tensors (shape, dtype name, strides in elements, device string), so that it
+runs and is tested without torch or a GPU:
 
-They refuse, naming the argument, what the C ABI would refuse (the C ABI
-checks everything again: kernels/src/validate/) and what the Python layer
-cannot hand it (a layout without a contiguous last dimension, a batch that
-does not fold into rows). TypeError for a wrong type or dtype, ValueError for
-a wrong shape, stride, device or value.
+  - the tensors as such: their number of dimensions, shapes that agree with
+    one another (k's D is q's, v has k's shape, topk has q's tokens ...), one
+    device, one input dtype, a dtype the C ABI has a code for, a contiguous
+    last dimension (the C ABI takes two strides), a [batch, seq] that folds
+    into rows, the sink contiguous;
+  - the Python values: causal a bool, scale a number or None, cu_seqlens host
+    ints (a list, a tuple, a CPU tensor or array; a CUDA tensor is refused:
+    converting it would read the device element by element), names that have
+    a code (libm, policy, mma's enum values, input_dtype).
 
-The limits mirror kernels/src/validate/attention_validate.cpp and
-sparse_mla_validate.cpp (attention: D in {64, 128}, hq % hkv == 0,
-hq <= 65535, num_seqs <= 65535, max_seqlen <= 2^30; sparse MLA: D in
-{512, 128}, heads <= 1048560, tokens < 2^31, num_kv < 2^31 - 1, topk <= 2^24).
+TypeError for a wrong type or dtype, ValueError for a wrong shape, stride,
+device or value, naming the argument. Every rule on the values (D, heads,
+GQA, cu_seqlens monotone and totals, limits, scale > 0, policy x libm, policy x
+dtype, mma's ranges, strides and overlaps) is the library's, written once in
+C++ (kernels/src/validate/rules.hpp): check_attention / check_sparse_mla ask
+it through samebits_attention_check / samebits_sparse_mla_check, and raise
+its error (samebits.errors: the same message and class as the call would
+give); plan_* build the problem without asking (samebits.reference's C entry
+points validate it themselves).
 
 The attention contract's arithmetic policies (docs/kernels/attention.md §7):
-"fma-chain" (the default) and "sm90-tensor-core" (docs/kernels/attention-tc.md:
-bfloat16 or float16 inputs, D 64 or 128, the tensor-core model's parameters
-MmaParams; CPU reference only for now: the GPU entry points refuse it).
+"fma-chain" (the default) and "sm90-tensor-core" (docs/kernels/attention-tc.md).
 """
 import dataclasses
 import math
 import numbers
 import operator
-import struct
 from typing import NamedTuple, Optional, Tuple, Union
 
 from . import _lib
 
-DTYPE_CODES = {"float32": _lib.F32, "bfloat16": _lib.BF16, "float16": _lib.F16}
-ELEMENT_SIZE = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "float64": 8, "int64": 8}
-ATTENTION_DTYPES = ("bfloat16", "float16", "float32")
-SPARSE_DTYPES = ("bfloat16", "float32")
-INT32_MAX = 2**31 - 1
+DTYPE_CODES = _lib.DTYPE_CODES
+ATTENTION_DTYPES = tuple(DTYPE_CODES)  # the dtypes with a C ABI code (which one an op takes: the library's rule)
+SPARSE_DTYPES = ATTENTION_DTYPES
 
 
 # ---- the arithmetic policy and the tensor-core model's parameters ----------------
 
 FMA_CHAIN, SM90_TENSOR_CORE = "fma-chain", "sm90-tensor-core"
-POLICIES = (FMA_CHAIN, SM90_TENSOR_CORE)
-TC_DTYPES = ("bfloat16", "float16")  # what sm90-tensor-core's products take
+POLICIES = tuple(_lib.POLICY_CODES)
 
 # samebits_mma_params (c_api.h) field by field, in the struct's order: the
-# enum fields' value names (samebits::mma::sm90's enums, index = the C code).
+# enum fields' value names (samebits::mma::sm90's enums, index = the C code;
+# tests/python/test_lib.py compares them with libm/include/samebits/libm/mma/sm90.hpp).
 MMA_FIELDS = ("frac_bits", "group", "rounding", "c_join", "zero_exponent", "product_exponent", "zero_sign",
               "overflow")
 MMA_ENUMS = {
@@ -52,37 +57,24 @@ MMA_ENUMS = {
     "zero_sign": ("ieee", "positive"),
     "overflow": ("infinity", "saturate"),
 }
-MMA_FRAC_BITS = (1, 40)          # mma::sm90::kMaxFracBits
-MMA_GROUPS = (1, 2, 4, 8, 16)    # divides the instruction's k = 16
 
 
 def _mma_code(field, value):
-    """The C code of one MmaParams field, or TypeError / ValueError naming it."""
+    """The C code of one MmaParams field: an enum value's name or an int (its
+    range is the library's rule: samebits::mma::sm90::invalid_argument)."""
     where = f"mma.{field}"
     if isinstance(value, bool):
         raise TypeError(f"{where}: {value!r} is a bool; give an int" +
                         ("" if field in ("frac_bits", "group") else " code or a name"))
-    if field in MMA_ENUMS:
+    if field in MMA_ENUMS and isinstance(value, str):
         names = MMA_ENUMS[field]
-        if isinstance(value, str):
-            if value not in names:
-                raise ValueError(f"{where}: {value!r} unknown ({', '.join(names)})")
-            return names.index(value)
-        if not isinstance(value, numbers.Integral):
-            raise TypeError(f"{where}: {value!r} is neither a name ({', '.join(names)}) nor an int code")
-        if not 0 <= int(value) < len(names):
-            raise ValueError(f"{where}: code {int(value)} unknown (" +
-                             ", ".join(f"{i} {n}" for i, n in enumerate(names)) + ")")
-        return int(value)
+        if value not in names:
+            raise ValueError(f"{where}: {value!r} unknown ({', '.join(names)})")
+        return names.index(value)
     if not isinstance(value, numbers.Integral):
-        raise TypeError(f"{where}: {value!r} is not an int")
-    v = int(value)
-    if field == "frac_bits" and not MMA_FRAC_BITS[0] <= v <= MMA_FRAC_BITS[1]:
-        raise ValueError(f"{where}: {v}; must be in [{MMA_FRAC_BITS[0]}, {MMA_FRAC_BITS[1]}]")
-    if field == "group" and v not in MMA_GROUPS:
-        raise ValueError(f"{where}: {v}; must divide 16 ({', '.join(map(str, MMA_GROUPS))}): products per fused step "
-                         "of one k16 instruction")
-    return v
+        raise TypeError(f"{where}: {value!r} is " + (f"neither a name ({', '.join(MMA_ENUMS[field])}) nor an int code"
+                                                     if field in MMA_ENUMS else "not an int"))
+    return _lib.int32(where, int(value))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,8 +82,9 @@ class MmaParams:
     """The tensor-core model's parameters (samebits::mma::sm90::Params,
     c_api.h's samebits_mma_params, docs/kernels/mma.md §2) that policy
     "sm90-tensor-core" takes; the defaults are the C header's (the hardware's
-    reading, docs/kernels/mma.md §6; the GPU kernels take only these). Enum fields take the
-    value's name or its C code; each field is checked here, naming it."""
+    reading, docs/kernels/mma.md §6; the GPU kernels take only these). Enum
+    fields take the value's name or its C code. The values' ranges are the
+    library's to check (samebits_attention_check, the calls, the fingerprint)."""
     frac_bits: int = 25                      # F: fractional bits kept below the largest exponent, 1..40
     group: int = 16                          # products per fused step: 1, 2, 4, 8 or 16
     rounding: Union[str, int] = "toward_zero"          # or "nearest_even"
@@ -113,15 +106,11 @@ def check_policy(policy, mma=None):
     """(policy, mma codes or None) of the policy keyword and its mma. mma:
     None (the model's defaults; the C ABI gets a null pointer), an
     MmaParams, a dict {field: value} (the other fields default), or a
-    sequence of the 8 C codes in samebits_mma_params' order; only policy
-    "sm90-tensor-core" reads it."""
-    if not isinstance(policy, str) or policy not in POLICIES:
-        raise ValueError(f"policy: {policy!r} unknown (\"fma-chain\" or \"sm90-tensor-core\")")
+    sequence of the 8 C codes in samebits_mma_params' order. Whether the
+    policy reads mma, and the codes' ranges, are the library's rules."""
+    _lib.name_code(_lib.POLICY_CODES, policy, "policy")
     if mma is None:
         return policy, None
-    if policy != SM90_TENSOR_CORE:
-        raise ValueError(f"mma: only policy \"sm90-tensor-core\" reads the tensor-core model's parameters; policy is "
-                         f"{policy!r} (pass mma=None)")
     if isinstance(mma, MmaParams):
         return policy, mma.codes()
     if isinstance(mma, dict):
@@ -136,14 +125,6 @@ def check_policy(policy, mma=None):
         return policy, MmaParams(*mma).codes()
     raise TypeError(f"mma: {type(mma).__name__} is not an MmaParams, a dict or a sequence of 8 codes (None: the "
                     "defaults)")
-
-
-def check_policy_dtype(policy, dtype, name):
-    """policy sm90-tensor-core takes bfloat16 or float16 inputs only: a
-    TypeError naming `name` (the argument that carries the dtype)."""
-    if policy == SM90_TENSOR_CORE and dtype not in TC_DTYPES:
-        raise TypeError(f"{name}: dtype {dtype} is not supported by policy sm90-tensor-core (bfloat16 or float16 "
-                        "inputs only: the tensor-core products take 16-bit operands)")
 
 
 class TensorDesc(NamedTuple):
@@ -175,7 +156,7 @@ def _shape(t):
 
 
 def _device_kind(dev):
-    return dev.split(":", 1)[0]
+    return str(dev).split(":", 1)[0]
 
 
 def _check_devices(named, device_kind):
@@ -191,26 +172,6 @@ def _check_devices(named, device_kind):
             raise ValueError(f"{name}: on {t.device} but {first_name} is on {first.device} (one device for all)")
 
 
-def _check_rows_heads(name, rows, heads, d, row_stride, head_stride):
-    """kernels/src/validate/attention_validate.cpp check_tensor, on strides:
-    positive, the (row, head) spans of d elements not overlapping, offsets in
-    int64 / 4."""
-    if rows == 0:
-        return
-    if row_stride <= 0 or head_stride <= 0:
-        raise ValueError(f"{name}: strides must be positive (row stride {row_stride}, head stride {head_stride}); "
-                         "call .contiguous()")
-    head_inner = head_stride <= row_stride
-    inner, outer = (head_stride, row_stride) if head_inner else (row_stride, head_stride)
-    inner_count, outer_count = (heads, rows) if head_inner else (rows, heads)
-    if inner < d or (outer_count > 1 and inner_count > outer // inner):
-        raise ValueError(f"{name}: strides (row {row_stride}, head {head_stride}) make rows or heads overlap; "
-                         "call .contiguous()")
-    last = (rows - 1) * row_stride + (heads - 1) * head_stride + d - 1
-    if last > (2**63 - 1) // 4:
-        raise ValueError(f"{name}: strides too large")
-
-
 def _last_contiguous(name, t):
     if t.shape and t.shape[-1] > 1 and t.strides[-1] != 1:
         raise ValueError(f"{name}: the last dimension must be contiguous (stride 1), its stride is "
@@ -223,64 +184,57 @@ def _dtype(name, t, allowed):
 
 
 def check_libm(libm):
-    if not isinstance(libm, str) or libm not in _lib.LIBM_CODES:
-        raise ValueError(f"libm: {libm!r} unknown (\"nvcc\", \"cr\" or \"nvcc-fast\")")
+    """libm as a name the C ABI has a code for ("nvcc", "cr", "nvcc-fast"; which policy offers which
+    is the library's rule)."""
+    _lib.libm_code(libm)
     return libm
 
 
 def check_scale(scale):
-    """None -> 0.0 (the C ABI's default: the binary32 nearest 1/sqrt(D));
-    otherwise a finite positive number whose binary32 rounding (what the
-    kernels use) is finite and positive."""
+    """None -> NaN (the C ABI's "not given": the binary32 nearest 1/sqrt(D));
+    a number is handed on as it is (converted to binary32 by the C ABI, whose
+    rule refuses 0, infinities and negative values, naming scale)."""
     if scale is None:
-        return 0.0
+        return _lib.DEFAULT_SCALE
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError(f"scale: {scale!r} is not a number (None: the default 1/sqrt(D))")
-    s = float(scale)
-    if not math.isfinite(s) or s <= 0:
-        raise ValueError(f"scale: {scale!r}; must be finite and > 0 (None: the default 1/sqrt(D))")
-    try:
-        s32 = struct.unpack("<f", struct.pack("<f", s))[0]
-    except OverflowError:
-        s32 = math.inf
-    if not math.isfinite(s32) or s32 == 0:
-        raise ValueError(f"scale: {scale!r} is not a finite positive binary32 number (the kernels' scale is binary32)")
-    return s32
+    return float(scale)
+
+
+def scale_arg(scale):
+    """The registered ops' Optional[float] scale of a checked one (NaN: None, the default)."""
+    return None if math.isnan(scale) else scale
 
 
 def default_scale(d):
     """The binary32 nearest 1/sqrt(d): the kernels' default scale."""
+    import struct
     return struct.unpack("<f", struct.pack("<f", 1.0 / math.sqrt(d)))[0]
 
 
-def _cu(name, cu, total):
+def _cu(name, cu):
+    """cu_seqlens as host ints: a sequence of ints, or a CPU tensor / array (converted once). A tensor
+    on another device is refused: reading it here would copy it element by element."""
     if isinstance(cu, (str, bytes)):
         raise TypeError(f"{name}: a sequence of ints, not {type(cu).__name__}")
+    device = getattr(cu, "device", None)
+    if device is not None and _device_kind(device) != "cpu":
+        raise ValueError(f"{name}: a tensor on {device}; cu_seqlens are host ints (a list, or a CPU tensor): "
+                         "call .tolist() (or .cpu()) once, outside the step")
+    if hasattr(cu, "tolist") and not isinstance(cu, (list, tuple)):
+        cu = cu.tolist()
     try:
-        vals = [operator.index(x) for x in cu]
+        return tuple(operator.index(x) for x in cu)
     except TypeError:
-        raise TypeError(f"{name}: must be a list of ints (host values; a CUDA tensor: .tolist() it, once)") from None
-    if len(vals) < 2:
-        raise ValueError(f"{name}: needs at least 2 entries [0, ..., total], has {len(vals)}")
-    if len(vals) - 1 > 65535:
-        raise ValueError(f"{name}: {len(vals) - 1} sequences; at most 65535")
-    if vals[0] != 0:
-        raise ValueError(f"{name}: must start at 0, starts at {vals[0]}")
-    for s in range(len(vals) - 1):
-        if vals[s + 1] < vals[s]:
-            raise ValueError(f"{name}: decreases at sequence {s} ({vals[s]} -> {vals[s + 1]})")
-    if vals[-1] != total:
-        raise ValueError(f"{name}: ends at {vals[-1]} but the tensor has {total} rows")
-    if vals[-1] > INT32_MAX:
-        raise ValueError(f"{name}: {vals[-1]} rows; at most 2^31 - 1")
-    return tuple(vals)
+        raise TypeError(f"{name}: must be host ints (a list, a tuple, or a CPU tensor of integers)") from None
 
 
 class AttentionPlan(NamedTuple):
-    """The checked problem: what the C ABI's samebits_attention_problem and
-    tensor3 arguments are made of. `batch` is (B, Sq, Sk) for the [B, S, H, D]
-    layout (folded into rows B*S), None for packed [rows, H, D]. strides3:
-    name -> (row stride, head stride) of the [rows, heads, D] view."""
+    """The problem: what the C ABI's samebits_attention_problem and tensor3
+    arguments are made of. `batch` is (B, Sq, Sk) for the [B, S, H, D] layout
+    (folded into rows B*S), None for packed [rows, H, D]. strides3: name ->
+    (row stride, head stride) of the [rows, heads, D] view. scale: NaN for the
+    default."""
     total_q: int
     total_k: int
     hq: int
@@ -325,18 +279,21 @@ def _rows_view(name, t):
     return b * s, heads, d, row_stride, t.strides[2]
 
 
-def check_attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None, libm="nvcc",
-                    device_kind="cuda", dtypes=ATTENTION_DTYPES, dout=None, policy=FMA_CHAIN, mma=None,
-                    input_dtype=None):
-    """Checks attention's arguments (TensorDescs q, k, v; optionally dout, the
-    backward's incoming gradient, of q's shape and dtype) and returns the
-    AttentionPlan. Layouts: q [Tq, Hq, D], k and v [Tk, Hkv, D] with
-    cu_seqlens (a sequence of ints, the same rows in q and k unless
-    cu_seqlens_k is given) or one sequence; or q [B, Sq, Hq, D], k and v
-    [B, Sk, Hkv, D] (B sequences, no cu_seqlens). policy, mma: check_policy.
-    input_dtype (the CPU reference, whose arrays are float32): the dtype
-    whose values they hold, which the plan takes as its input dtype (None:
-    the tensors' own)."""
+def _longest(cu):
+    return max((b - a for a, b in zip(cu, cu[1:])), default=0)
+
+
+def plan_attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None, libm="nvcc",
+                   device_kind="cuda", dtypes=ATTENTION_DTYPES, dout=None, policy=FMA_CHAIN, mma=None,
+                   input_dtype=None):
+    """attention's problem from TensorDescs q, k, v (optionally dout, the
+    backward's incoming gradient, of q's shape and dtype), with only what the C
+    ABI cannot see checked. Layouts: q [Tq, Hq, D], k and v [Tk, Hkv, D] with
+    cu_seqlens (host ints, the same rows in q and k unless cu_seqlens_k is
+    given) or one sequence; or q [B, Sq, Hq, D], k and v [B, Sk, Hkv, D] (B
+    sequences, no cu_seqlens). policy, mma: check_policy. input_dtype (the CPU
+    reference, whose arrays are float32): the dtype whose values they hold,
+    the plan's input dtype (None: the tensors' own)."""
     policy, mma_codes = check_policy(policy, mma)
     named = [("q", q), ("k", k), ("v", v)] + ([("dout", dout)] if dout is not None else [])
     for name, t in named:
@@ -350,38 +307,25 @@ def check_attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scal
         _dtype(name, t, dtypes)
         if t.dtype != q.dtype:
             raise TypeError(f"{name}: dtype {t.dtype} but q is {q.dtype} (one input dtype)")
-    if input_dtype is None:
-        in_dtype = q.dtype
-        check_policy_dtype(policy, in_dtype, "q")
-    else:
-        if input_dtype not in ATTENTION_DTYPES:
-            raise ValueError(f"input_dtype: {input_dtype!r} unknown ({', '.join(ATTENTION_DTYPES)})")
+    in_dtype = q.dtype
+    if input_dtype is not None:
+        _lib.name_code(DTYPE_CODES, input_dtype, "input_dtype")
         in_dtype = input_dtype
-        check_policy_dtype(policy, in_dtype, "input_dtype")
     batched = len(q.shape) == 4
-    if batched:
-        if k.shape[0] != q.shape[0] or v.shape[0] != q.shape[0]:
-            bad = "k" if k.shape[0] != q.shape[0] else "v"
-            raise ValueError(f"{bad}: batch {dict(named)[bad].shape[0]} but q has batch {q.shape[0]}")
+    if batched and (k.shape[0] != q.shape[0] or v.shape[0] != q.shape[0]):
+        bad = "k" if k.shape[0] != q.shape[0] else "v"
+        raise ValueError(f"{bad}: batch {dict(named)[bad].shape[0]} but q has batch {q.shape[0]}")
     if v.shape != k.shape:
         raise ValueError(f"v: shape {_shape(v)} but k is {_shape(k)} (k and v must have one shape)")
     if dout is not None and dout.shape != q.shape:
         raise ValueError(f"dout: shape {_shape(dout)} but q (and o) is {_shape(q)}")
     d = q.shape[-1]
-    if d not in (64, 128):
-        raise ValueError(f"q: head dim D = {d} unsupported (64 or 128)")
     if k.shape[-1] != d:
         raise ValueError(f"k: head dim {k.shape[-1]} but q has {d}")
     hq, hkv = q.shape[-2], k.shape[-2]
-    if hq <= 0 or hkv <= 0 or hq % hkv != 0:
-        raise ValueError(f"q, k: hq = {hq} query heads and hkv = {hkv} key heads; need hq a positive multiple of hkv")
-    if hq > 65535:
-        raise ValueError(f"q: {hq} heads; at most 65535")
     for name, t in named:
         _last_contiguous(name, t)
     views = {name: _rows_view(name, t) for name, t in named}
-    for name, (rows, heads, dd, rs, hs) in views.items():
-        _check_rows_heads(name, rows, heads, dd, rs, hs)
     total_q, total_k = views["q"][0], views["k"][0]
     if not isinstance(causal, bool):
         raise TypeError(f"causal: must be True or False, got {causal!r}")
@@ -389,12 +333,8 @@ def check_attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scal
         if cu_seqlens is not None or cu_seqlens_k is not None:
             raise ValueError("cu_seqlens: only with packed [rows, heads, D] inputs (these are [batch, seq, heads, D])")
         b, sq, sk = q.shape[0], q.shape[1], k.shape[1]
-        if b == 0:
-            raise ValueError("q: batch 0; need at least one sequence")
         cu_q = tuple(i * sq for i in range(b + 1))
         cu_k = tuple(i * sk for i in range(b + 1))
-        if b > 65535:
-            raise ValueError(f"q: batch {b}; at most 65535 sequences")
         batch = (b, sq, sk)
     else:
         batch = None
@@ -403,25 +343,30 @@ def check_attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scal
                 raise ValueError("cu_seqlens_k: given without cu_seqlens")
             cu_q, cu_k = (0, total_q), (0, total_k)
         else:
-            cu_q = _cu("cu_seqlens", cu_seqlens, total_q)
-            cu_k = _cu("cu_seqlens_k", cu_seqlens_k, total_k) if cu_seqlens_k is not None else cu_q
+            cu_q = _cu("cu_seqlens", cu_seqlens)
+            cu_k = _cu("cu_seqlens_k", cu_seqlens_k) if cu_seqlens_k is not None else cu_q
             if cu_seqlens_k is None and total_k != total_q:
                 raise ValueError(f"cu_seqlens: q has {total_q} rows and k {total_k}; give cu_seqlens_k for k's rows")
             if len(cu_k) != len(cu_q):
                 raise ValueError(f"cu_seqlens_k: {len(cu_k) - 1} sequences but cu_seqlens has {len(cu_q) - 1}")
-    if total_q > INT32_MAX or total_k > INT32_MAX:
-        raise ValueError(f"q, k: {max(total_q, total_k)} rows; at most 2^31 - 1")
-    max_q = max(b - a for a, b in zip(cu_q, cu_q[1:]))
-    max_k = max(b - a for a, b in zip(cu_k, cu_k[1:]))
-    if max(max_q, max_k) > 2**30:
-        raise ValueError(f"cu_seqlens: a sequence of {max(max_q, max_k)} rows; at most 2^30")
-    return AttentionPlan(total_q, total_k, hq, hkv, d, cu_q, cu_k, max_q, max_k, causal, check_scale(scale),
-                         check_libm(libm), in_dtype, batch, {n: (v_[3], v_[4]) for n, v_ in views.items()},
-                         policy, mma_codes)
+    return AttentionPlan(total_q, total_k, hq, hkv, d, cu_q, cu_k, _longest(cu_q), _longest(cu_k), causal,
+                         check_scale(scale), check_libm(libm), in_dtype, batch,
+                         {n: (v_[3], v_[4]) for n, v_ in views.items()}, policy, mma_codes)
+
+
+def check_attention(q, k, v, *, backward=None, **kw):
+    """plan_attention, then the library's rules on the problem (samebits_attention_check:
+    the forward's, or the backward's when dout is given or backward is True), raising its
+    error. For the GPU entry points (samebits.torch, samebits.parallel)."""
+    plan = plan_attention(q, k, v, **kw)
+    if backward is None:
+        backward = kw.get("dout") is not None
+    _lib.load().check_attention(_lib.attention_problem(plan, cu_q_device=0, cu_k_device=0), backward)
+    return plan
 
 
 class SparsePlan(NamedTuple):
-    """The checked sparse MLA problem (samebits_sparse_mla_problem's sizes)."""
+    """The sparse MLA problem (samebits_sparse_mla_problem's sizes; scale NaN: the default)."""
     tokens: int
     num_kv: int
     heads: int
@@ -440,11 +385,11 @@ class SparsePlan(NamedTuple):
         return DTYPE_CODES[self.dtype]
 
 
-def check_sparse_mla(q, kv, topk, *, attn_sink=None, scale=None, libm="nvcc", device_kind="cuda",
-                     dtypes=SPARSE_DTYPES, dout=None):
-    """Checks sparse_mla's arguments (TensorDescs q [T, H, D], kv [num_kv, D],
-    topk [T, K] int32 with -1 for a hole, attn_sink [H] float32 or None;
-    optionally dout, of q's shape and dtype) and returns the SparsePlan."""
+def plan_sparse_mla(q, kv, topk, *, attn_sink=None, scale=None, libm="nvcc", device_kind="cuda",
+                    dtypes=SPARSE_DTYPES, dout=None):
+    """sparse_mla's problem from TensorDescs q [T, H, D], kv [num_kv, D], topk
+    [T, K] int32 (-1 a hole), attn_sink [H] float32 or None (optionally dout,
+    of q's shape and dtype), with only what the C ABI cannot see checked."""
     if len(q.shape) != 3:
         raise ValueError(f"q: shape {_shape(q)}; expected [tokens, heads, D]")
     if len(kv.shape) != 2:
@@ -468,37 +413,28 @@ def check_sparse_mla(q, kv, topk, *, attn_sink=None, scale=None, libm="nvcc", de
         raise TypeError(f"attn_sink: dtype {attn_sink.dtype}; must be float32")
     tokens, heads, d = q.shape
     num_kv, k = kv.shape[0], topk.shape[1]
-    if d not in (512, 128):
-        raise ValueError(f"q: head dim D = {d} unsupported (512; 128: the dense-equality instantiation)")
     if kv.shape[1] != d:
         raise ValueError(f"kv: head dim {kv.shape[1]} but q has {d}")
     if topk.shape[0] != tokens:
         raise ValueError(f"topk: {topk.shape[0]} rows but q has {tokens} tokens")
     if attn_sink is not None and attn_sink.shape[0] != heads:
         raise ValueError(f"attn_sink: {attn_sink.shape[0]} entries but q has {heads} heads")
-    if not 1 <= heads <= 65535 * 16:
-        raise ValueError(f"q: {heads} heads; must be in 1 .. 1048560")
-    if tokens > INT32_MAX:
-        raise ValueError(f"q: {tokens} tokens; at most 2^31 - 1")
-    if num_kv >= INT32_MAX:
-        raise ValueError(f"kv: {num_kv} rows; at most 2^31 - 2")
-    if not 1 <= k <= 2**24:
-        raise ValueError(f"topk: {k} slots per token; must be in 1 .. 2^24")
     for name, t in named:
         _last_contiguous(name, t)
-    _check_rows_heads("q", tokens, heads, d, q.strides[0], q.strides[1])
-    if dout is not None:
-        _check_rows_heads("dout", tokens, heads, d, dout.strides[0], dout.strides[1])
-    kv_rs = kv.strides[0]
-    if num_kv > 1 and kv_rs < d:
-        raise ValueError(f"kv: row stride {kv_rs} below D = {d} (rows overlap); call .contiguous()")
-    if num_kv > 0 and kv_rs <= 0:
-        raise ValueError(f"kv: row stride {kv_rs} must be positive; call .contiguous()")
-    idx_rs = topk.strides[0]
-    if tokens > 1 and idx_rs < k:
-        raise ValueError(f"topk: row stride {idx_rs} below k = {k} (rows overlap); call .contiguous()")
     if attn_sink is not None and heads > 1 and attn_sink.strides[0] != 1:
         raise ValueError(f"attn_sink: must be contiguous (stride {attn_sink.strides[0]}); call .contiguous()")
+    # A dimension of one row has no stride to speak of (torch may report anything): the dense one.
     return SparsePlan(tokens, num_kv, heads, d, k, check_scale(scale), check_libm(libm), q.dtype,
-                      attn_sink is not None, (q.strides[0], q.strides[1]), kv_rs if num_kv > 1 else d,
-                      idx_rs if tokens > 1 else k)
+                      attn_sink is not None, (q.strides[0], q.strides[1]), kv.strides[0] if num_kv > 1 else d,
+                      topk.strides[0] if tokens > 1 else k)
+
+
+def check_sparse_mla(q, kv, topk, *, backward=None, validate_indices=False, **kw):
+    """plan_sparse_mla, then the library's rules on the problem (samebits_sparse_mla_check),
+    raising its error. For the GPU entry points."""
+    plan = plan_sparse_mla(q, kv, topk, **kw)
+    if backward is None:
+        backward = kw.get("dout") is not None
+    p = _lib.sparse_problem(plan, indices=None, validate_indices=validate_indices)
+    _lib.load().check_sparse_mla(p, backward)
+    return plan

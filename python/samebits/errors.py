@@ -11,10 +11,16 @@ samebits_last_error()'s text (which names the argument):
     SAMEBITS_NOT_BUILT          NotBuiltError        RuntimeError
     any other code              SamebitsError        RuntimeError
 
-The library loader raises LibraryError (also an OSError) when the library is
-absent or speaks another C ABI version. Checks made in Python before the C
-ABI is called raise the builtin TypeError (a wrong type or dtype) or
-ValueError (a wrong shape, stride, device or value), naming the argument.
+Every rule on the arguments' values is the library's (kernels/src/validate/):
+its refusal is one of these, with its message, whether it comes from a call
+or from samebits_attention_check / samebits_sparse_mla_check, which
+samebits.torch asks before launching. The library loader raises LibraryError
+(also an OSError) when the library is absent, speaks another C ABI version or
+names its codes otherwise. What only Python sees (a tensor's type, shapes
+that disagree, devices, a non-contiguous last dimension, an unknown name,
+cu_seqlens not on the host) raises the builtin TypeError (a wrong type or
+dtype) or ValueError (a wrong shape, stride, device or value), naming the
+argument.
 """
 
 OK = 0

@@ -344,7 +344,8 @@ class _TorchKernels:
         import torch
         from . import torch as sbt, _validate as V
         self.torch, self.sbt = torch, sbt
-        self.causal, self.libm, self.scale = causal, V.check_libm(libm), V.check_scale(scale)  # 0.0: default
+        # The ops' scale: None for the default (_check_args had the library check the values).
+        self.causal, self.libm, self.scale = causal, V.check_libm(libm), V.scale_arg(V.check_scale(scale))
         self.hq, self.d, self.device = hq, d, device
 
     def forward(self, q, k, v):
@@ -384,8 +385,9 @@ def _check_rows(plan, named):
 
 def _check_args(plan, q, k, v, causal, scale, libm, dout=None):
     """Before any communication: samebits._validate's attention checks on what
-    the kernels will get (dtype, device, D, GQA, strides: q, k, v, dout as
-    named there), then the rows."""
+    the kernels will get (dtype, device, shapes: q, k, v, dout as named there)
+    and the library's rules on the problem (D, GQA, scale, libm:
+    samebits_attention_check), then the rows."""
     from . import torch as sbt, _validate as V
     named = [("q_local", q), ("k", k), ("v", v)] + ([("dout_local", dout)] if dout is not None else [])
     for name, t in named:

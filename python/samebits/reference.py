@@ -11,8 +11,10 @@ Inputs are float32 numpy arrays (bf16 or f16 data widened exactly first: the
 kernels compute in binary32 from the widened inputs), host memory; outputs
 are float32. The backward takes o as the caller stored it (rounded to the
 kernel's output dtype, as the GPU backward reads it) and the forward's lse.
-Arguments are checked as samebits.torch checks them (samebits._validate),
-then again by the C ABI. Needs numpy.
+Python checks what the C ABI cannot see (samebits._validate: shapes that
+agree, float32 host arrays, names); the rules on the values are the
+library's (its reference entry points refuse, naming the argument:
+samebits.errors). Needs numpy.
 
 Attention's arithmetic policy (docs/kernels/attention.md §7): policy=
 "fma-chain" (default) or "sm90-tensor-core" (docs/kernels/attention-tc.md:
@@ -43,14 +45,9 @@ def _arr(x, name):
     return x, V.TensorDesc(tuple(x.shape), dtype, tuple(s // x.itemsize for s in x.strides), "cpu")
 
 
-def _input_dtype(input_dtype, policy):
-    """input_dtype as check_attention takes it (None: float32 data), checked
-    against the policy first so that the refusal speaks of the reference's
-    argument (check_attention checks the name again)."""
-    if policy == V.SM90_TENSOR_CORE and input_dtype not in V.TC_DTYPES:
-        raise TypeError(f"input_dtype: {input_dtype!r}; policy sm90-tensor-core needs \"bfloat16\" or \"float16\": "
-                        "the dtype whose values the float32 arrays hold (the tensor-core products take 16-bit "
-                        "operands)")
+def _input_dtype(input_dtype):
+    """The C problem's in_dtype: the dtype whose values the float32 arrays hold (None: float32; the
+    library says which one a policy takes: sm90-tensor-core bfloat16 or float16, naming in_dtype)."""
     return "float32" if input_dtype is None else input_dtype
 
 
@@ -61,9 +58,9 @@ def attention_forward(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, sc
     [Tk, Hkv, D] (cu_seqlens: packed sequences) or [B, S, H, D]. policy,
     mma, input_dtype: the module's docstring."""
     (q, qd), (k, kd), (v, vd) = _arr(q, "q"), _arr(k, "k"), _arr(v, "v")
-    plan = V.check_attention(qd, kd, vd, causal=causal, cu_seqlens=cu_seqlens, cu_seqlens_k=cu_seqlens_k,
-                             scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",), policy=policy, mma=mma,
-                             input_dtype=_input_dtype(input_dtype, policy))
+    plan = V.plan_attention(qd, kd, vd, causal=causal, cu_seqlens=cu_seqlens, cu_seqlens_k=cu_seqlens_k,
+                            scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",), policy=policy, mma=mma,
+                            input_dtype=_input_dtype(input_dtype))
     o = np.empty(q.shape, np.float32)
     lse = np.empty((plan.total_q, plan.hq), np.float32)
     p = _lib.attention_problem(plan)
@@ -88,9 +85,9 @@ def attention_backward(q, k, v, o, dout, lse, *, causal, cu_seqlens=None, cu_seq
     part's pair: (dq, dk, dv, (accum_k, accum_v)). Either needs
     samebits_attention_reference_backward_handover in the library."""
     (q, qd), (k, kd), (v, vd), (dout, dd) = _arr(q, "q"), _arr(k, "k"), _arr(v, "v"), _arr(dout, "dout")
-    plan = V.check_attention(qd, kd, vd, causal=causal, cu_seqlens=cu_seqlens, cu_seqlens_k=cu_seqlens_k,
-                             scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",), dout=dd, policy=policy,
-                             mma=mma, input_dtype=_input_dtype(input_dtype, policy))
+    plan = V.plan_attention(qd, kd, vd, causal=causal, cu_seqlens=cu_seqlens, cu_seqlens_k=cu_seqlens_k,
+                            scale=scale, libm=libm, device_kind="cpu", dtypes=("float32",), dout=dd, policy=policy,
+                            mma=mma, input_dtype=_input_dtype(input_dtype))
     (o, od), (lse, ld) = _arr(o, "o"), _arr(lse, "lse")
     if od.shape != qd.shape or od.dtype != "float32":
         raise ValueError(f"o: shape {list(od.shape)} {od.dtype}; must be q's shape, float32")
@@ -130,8 +127,8 @@ def _sparse(q, kv, topk, attn_sink, scale, libm, dout=None):
     (q, qd), (kv, kvd), (topk, td) = _arr(q, "q"), _arr(kv, "kv"), _arr(topk, "topk")
     sink, sd = (None, None) if attn_sink is None else _arr(attn_sink, "attn_sink")
     dout, dd = (None, None) if dout is None else _arr(dout, "dout")
-    plan = V.check_sparse_mla(qd, kvd, td, attn_sink=sd, scale=scale, libm=libm, device_kind="cpu",
-                              dtypes=("float32",), dout=dd)
+    plan = V.plan_sparse_mla(qd, kvd, td, attn_sink=sd, scale=scale, libm=libm, device_kind="cpu",
+                             dtypes=("float32",), dout=dd)
     p = _lib.sparse_problem(plan, indices=topk.ctypes.data, sink=None if sink is None else sink.ctypes.data)
     return plan, p, (q, kv, topk, sink, dout)
 

@@ -19,8 +19,9 @@ torch.compile and an autograd formula:
       -> (dq, dk, dv)
   samebits::sparse_mla_fwd(q, kv, topk, attn_sink, scale, libm, validate_indices) -> (o, lse, lse_excl)
   samebits::sparse_mla_bwd(dout, q, kv, topk, attn_sink, o, lse, scale, libm, validate_indices) -> (dq, dkv, dsink)
-(scale 0.0: the default, the binary32 nearest 1/sqrt(D); cu_seqlens as lists
-of ints; policy "fma-chain" or "sm90-tensor-core", mma None or the 8 codes of
+(scale None: the default, the binary32 nearest 1/sqrt(D); a given scale is
+finite and > 0, 0 is refused as everywhere (c_api.h); cu_seqlens as lists of
+ints; policy "fma-chain" or "sm90-tensor-core", mma None or the 8 codes of
 c_api.h's samebits_mma_params; dsink is an empty tensor without a sink).
 Policy sm90-tensor-core runs the wgmma kernels (sm_90a, compute capability
 9.0) with the hardware's model parameters only: other mma values are refused
@@ -29,10 +30,14 @@ by a fallback. lse
 outputs are not differentiable. The backward ops have no autograd formula
 (no double backward).
 
-Arguments are checked in Python first (samebits._validate: dtypes, devices,
-shapes, strides, naming the argument; TypeError / ValueError), then by the C
-ABI (samebits.errors). Needs torch >= 2.4 (torch.library.custom_op) and a
-library built with -Dcuda=enabled (samebits.errors.NotBuiltError otherwise).
+Arguments are checked in Python only for what the C ABI cannot see
+(samebits._validate: tensor types, shapes that agree, devices, dtype names,
+a contiguous last dimension, host cu_seqlens; TypeError / ValueError naming
+the argument); every rule on the values is the library's, asked before
+launching (samebits_attention_check / samebits_sparse_mla_check) and again by
+the call: samebits.errors' exceptions carrying its message. Needs torch >= 2.4
+(torch.library.custom_op) and a library built with -Dcuda=enabled
+(samebits.errors.NotBuiltError otherwise).
 
 Not graph-capturable as they stand: cu_seqlens are copied to the device per
 call, sparse_mla's index check reads a flag back (index_check="device") or
@@ -81,9 +86,10 @@ def _cu_device(cu, dev):
 # ---- attention ---------------------------------------------------------------------
 
 def _attention_plan(q, k, v, cu_q, cu_k, causal, scale, libm, policy, mma, dout=None):
-    return V.check_attention(_named(q, "q"), _named(k, "k"), _named(v, "v"), causal=causal, cu_seqlens=cu_q,
-                             cu_seqlens_k=cu_k, scale=None if scale == 0.0 else scale, libm=libm,
-                             dout=None if dout is None else _named(dout, "dout"), policy=policy, mma=mma)
+    # The call validates the problem (the library's rules); here only what it cannot see.
+    return V.plan_attention(_named(q, "q"), _named(k, "k"), _named(v, "v"), causal=causal, cu_seqlens=cu_q,
+                            cu_seqlens_k=cu_k, scale=scale, libm=libm,
+                            dout=None if dout is None else _named(dout, "dout"), policy=policy, mma=mma)
 
 
 def _mma_arg(plan):
@@ -93,7 +99,7 @@ def _mma_arg(plan):
 
 @torch.library.custom_op("samebits::attention_fwd", mutates_args=())
 def _attention_fwd(q: Tensor, k: Tensor, v: Tensor, cu_seqlens_q: List[int], cu_seqlens_k: List[int],
-                   causal: bool, scale: float, libm: str, policy: str,
+                   causal: bool, scale: Optional[float], libm: str, policy: str,
                    mma: Optional[List[int]], stored_ds: bool = False) -> Tuple[Tensor, Tensor]:
     # stored_ds: read by the backward only (the autograd formula hands it on).
     plan = _attention_plan(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, libm, policy, mma)
@@ -184,7 +190,7 @@ def _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k
 
 @torch.library.custom_op("samebits::attention_bwd", mutates_args=())
 def _attention_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor, cu_seqlens_q: List[int],
-                   cu_seqlens_k: List[int], causal: bool, scale: float, libm: str, policy: str,
+                   cu_seqlens_k: List[int], causal: bool, scale: Optional[float], libm: str, policy: str,
                    mma: Optional[List[int]], stored_ds: bool = False) -> Tuple[Tensor, Tensor, Tensor]:
     dq, dk, dv, _ = _attention_backward_launch(dout, q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k, causal, scale, libm,
                                                policy=policy, mma=mma, stored_ds=stored_ds)
@@ -222,11 +228,13 @@ def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None
 
     q [rows, Hq, D], k and v [rows_k, Hkv, D] (packed sequences: cu_seqlens
     = [0, end_0, end_1, ...], host ints, the same for k unless cu_seqlens_k is
-    given; none: one sequence), or q [B, Sq, Hq, D], k and v [B, Sk, Hkv, D].
+    given; a CUDA tensor is refused: host ints, converted once by the
+    caller; none: one sequence), or q [B, Sq, Hq, D], k and v [B, Sk, Hkv, D].
     D 64 or 128, Hq a multiple of Hkv (GQA), dtype bfloat16, float16 or
     float32 (one for all), one CUDA device, last dimension contiguous. causal
     (required): bottom-right aligned. scale: None for the binary32 nearest
-    1/sqrt(D), else a positive number (rounded to binary32). libm: "nvcc"
+    1/sqrt(D), else a finite number > 0 (rounded to binary32; 0 is refused,
+    never read as the default). libm: "nvcc"
     (CUDA's expf/logf bits), "cr" (correctly rounded) or "nvcc-fast" (nvcc
     -use_fast_math's expf/logf; policy "sm90-tensor-core" only). policy: the
     contract's arithmetic policy, "fma-chain" (default) or
@@ -248,6 +256,7 @@ def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None
         raise TypeError(f"stored_ds: True or False, not {type(stored_ds).__name__}")
     if stored_ds and policy != "sm90-tensor-core":
         raise ValueError(f"stored_ds: only policy \"sm90-tensor-core\" has a stored-D^S backward (policy {policy!r})")
+    # Before the op (and at trace time): what the C ABI cannot see, then its rules on the problem.
     plan = V.check_attention(_named(q, "q"), _named(k, "k"), _named(v, "v"), causal=causal, cu_seqlens=cu_seqlens,
                              cu_seqlens_k=cu_seqlens_k, scale=scale, libm=libm, policy=policy, mma=mma)
     if plan.batch is not None:
@@ -257,8 +266,8 @@ def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None
         v3 = v.reshape(b * sk, v.shape[2], v.shape[3])
     else:
         q3, k3, v3 = q, k, v
-    o, lse = _attention_fwd(q3, k3, v3, list(plan.cu_q), list(plan.cu_k), plan.causal, plan.scale, plan.libm,
-                            plan.policy, _mma_arg(plan), *((True,) if stored_ds else ()))
+    o, lse = _attention_fwd(q3, k3, v3, list(plan.cu_q), list(plan.cu_k), plan.causal, V.scale_arg(plan.scale),
+                            plan.libm, plan.policy, _mma_arg(plan), *((True,) if stored_ds else ()))
     if plan.batch is not None:
         o = o.view(q.shape)
         lse = lse.view(q.shape[0], q.shape[1], q.shape[2])
@@ -268,15 +277,15 @@ def attention(q, k, v, *, causal, cu_seqlens=None, cu_seqlens_k=None, scale=None
 # ---- sparse MLA -----------------------------------------------------------------------
 
 def _sparse_plan(q, kv, topk, attn_sink, scale, libm, dout=None):
-    return V.check_sparse_mla(_named(q, "q"), _named(kv, "kv"), _named(topk, "topk"),
-                              attn_sink=None if attn_sink is None else _named(attn_sink, "attn_sink"),
-                              scale=None if scale == 0.0 else scale, libm=libm,
-                              dout=None if dout is None else _named(dout, "dout"))
+    # The call validates the problem (the library's rules); here only what it cannot see.
+    return V.plan_sparse_mla(_named(q, "q"), _named(kv, "kv"), _named(topk, "topk"),
+                             attn_sink=None if attn_sink is None else _named(attn_sink, "attn_sink"),
+                             scale=scale, libm=libm, dout=None if dout is None else _named(dout, "dout"))
 
 
 @torch.library.custom_op("samebits::sparse_mla_fwd", mutates_args=())
-def _sparse_mla_fwd(q: Tensor, kv: Tensor, topk: Tensor, attn_sink: Optional[Tensor], scale: float, libm: str,
-                    validate_indices: bool) -> Tuple[Tensor, Tensor, Tensor]:
+def _sparse_mla_fwd(q: Tensor, kv: Tensor, topk: Tensor, attn_sink: Optional[Tensor], scale: Optional[float],
+                    libm: str, validate_indices: bool) -> Tuple[Tensor, Tensor, Tensor]:
     plan = _sparse_plan(q, kv, topk, attn_sink, scale, libm)
     lib = _lib.load()
     o = torch.empty(q.shape, dtype=q.dtype, device=q.device)
@@ -302,7 +311,8 @@ def _(q, kv, topk, attn_sink, scale, libm, validate_indices):
 
 @torch.library.custom_op("samebits::sparse_mla_bwd", mutates_args=())
 def _sparse_mla_bwd(dout: Tensor, q: Tensor, kv: Tensor, topk: Tensor, attn_sink: Optional[Tensor], o: Tensor,
-                    lse: Tensor, scale: float, libm: str, validate_indices: bool) -> Tuple[Tensor, Tensor, Tensor]:
+                    lse: Tensor, scale: Optional[float], libm: str,
+                    validate_indices: bool) -> Tuple[Tensor, Tensor, Tensor]:
     plan = _sparse_plan(q, kv, topk, attn_sink, scale, libm, dout=dout)
     for name, t, shape, dtype in (("o", o, q.shape, q.dtype), ("lse", lse, (q.shape[0], q.shape[1]), torch.float32)):
         if tuple(t.shape) != tuple(shape) or t.dtype != dtype or t.device != q.device:
@@ -370,7 +380,8 @@ def sparse_mla(q, kv, topk, *, attn_sink=None, scale=None, libm="nvcc", index_ch
     (K == V == kv), both bfloat16 or both float32; topk [T, k] int32 kv row
     indices (-1: a hole; every head of a token shares its list); attn_sink
     None or [H] float32. One CUDA device, last dimensions contiguous. scale:
-    None for the binary32 nearest 1/sqrt(D). index_check: "device" (default:
+    None for the binary32 nearest 1/sqrt(D), else a finite number > 0 (0 is
+    refused). index_check: "device" (default:
     the kernels raise a flag on an index outside -1 .. num_kv - 1, read back
     after the call: InvalidArgumentError) or "host" (every index checked on
     the host before launching). Either way an out-of-range index is an error,
@@ -380,6 +391,9 @@ def sparse_mla(q, kv, topk, *, attn_sink=None, scale=None, libm="nvcc", index_ch
     [T, H] float32, sink-inclusive and sink-exclusive, not differentiable."""
     if index_check not in _INDEX_CHECKS:
         raise ValueError(f"index_check: {index_check!r} ({' or '.join(_INDEX_CHECKS)})")
-    plan = _sparse_plan(q, kv, topk, attn_sink, scale, libm)
-    o, lse, lse_excl = _sparse_mla_fwd(q, kv, topk, attn_sink, plan.scale, plan.libm, index_check == "host")
+    plan = V.check_sparse_mla(_named(q, "q"), _named(kv, "kv"), _named(topk, "topk"),
+                              attn_sink=None if attn_sink is None else _named(attn_sink, "attn_sink"), scale=scale,
+                              libm=libm, validate_indices=index_check == "host")
+    o, lse, lse_excl = _sparse_mla_fwd(q, kv, topk, attn_sink, V.scale_arg(plan.scale), plan.libm,
+                                       index_check == "host")
     return (o, lse, lse_excl) if return_lse else o

@@ -195,14 +195,14 @@ TEST_CASE("tc: refusals name the argument (float32 inputs, D = 256, Params, non-
   DenseProblem f32 = ok.p;
   f32.in_dtype = DType::f32;
   CHECK(fwd(f32, ok) ==
-        "samebits attention reference: policy sm90-tensor-core: input dtype float32 is not supported (bf16 or fp16 "
-        "inputs only: the tensor-core products take 16-bit operands)");
+        "samebits attention reference: in_dtype float32: policy sm90-tensor-core takes bfloat16 or float16 inputs "
+        "(the tensor-core products take 16-bit operands)");
   DenseProblem d256 = ok.p;
   d256.d = 256;
-  CHECK(fwd(d256, ok) == "samebits attention reference: policy sm90-tensor-core: head dim D = 256 is not supported (64 or 128)");
+  CHECK(fwd(d256, ok) == "samebits attention reference: d = 256: the head dim must be 64 or 128");
   DenseProblem g3 = ok.p;
   g3.mma.group = 3;
-  CHECK(fwd(g3, ok).find("the tensor-core model's parameters: group") != std::string::npos);
+  CHECK(fwd(g3, ok) == "samebits attention reference: mma: group: must be in [1, k] and divide k");
   DenseProblem code = ok.p;
   code.policy = static_cast<Policy>(7);
   CHECK(fwd(code, ok).find("policy code 7 unknown") != std::string::npos);
@@ -232,9 +232,9 @@ TEST_CASE("tc: refusals name the argument (float32 inputs, D = 256, Params, non-
     });
   };
   CHECK(bwd(part, acc.data()) ==
-        "samebits attention reference: policy sm90-tensor-core: handed-on dK/dV accumulators need every sequence to "
-        "start at a 16-row group boundary: sequence 0 starts at query position Lk - Lq = 5, not a multiple of 16 "
-        "(split queries at multiples of 16 rows)");
+        "samebits attention reference: accum_k_in: policy sm90-tensor-core: handed-on dK/dV accumulators need every "
+        "sequence to start at a 16-row group boundary: sequence 0 starts at query position Lk - Lq = 5, not a multiple "
+        "of 16 (split queries at multiples of 16 rows)");
   CHECK(bwd(part, nullptr).empty());  // without a hand-over the part is a plain launch
   Inputs aligned = make({24}, {40}, 2, 1, 64, true, 2, DType::bf16);  // Lk - Lq = 16
   CHECK(bwd(aligned, acc.data()).empty());
@@ -257,9 +257,14 @@ TEST_CASE("tc: the GPU path takes the policy with the hardware's parameters only
   p.cu_seqlens_q = p.cu_seqlens_k = cu;  // host memory: only the validation reads anything here
   p.cu_seqlens_q_host = p.cu_seqlens_k_host = cu;
   p.policy = SAMEBITS_POLICY_SM90_TENSOR_CORE;
-  std::vector<std::uint16_t> x(static_cast<std::size_t>(rows) * hq * d, 0x3f80);
+  p.scale = SAMEBITS_DEFAULT_SCALE;
+  // Inputs and outputs in separate buffers (an output over an input is refused by name).
+  std::vector<std::uint16_t> xin(static_cast<std::size_t>(rows) * hq * d, 0x3f80), xout(xin.size()), xk(rows * d, 0x3f80),
+      xv(xk.size(), 0x3f80), xdq(xin.size()), xdk(xk.size()), xdv(xk.size()), xdo(xin.size(), 0x3f80);
   std::vector<float> lse(rows * hq);
-  const samebits_tensor3 t{x.data(), hq * d, d}, t1{x.data(), d, d};
+  auto t3 = [](std::vector<std::uint16_t>& x, std::int64_t row) { return samebits_tensor3{x.data(), row, d}; };
+  const samebits_tensor3 tq = t3(xin, hq * d), to = t3(xout, hq * d), tk = t3(xk, d), tv = t3(xv, d),
+                         tdo = t3(xdo, hq * d), tdq = t3(xdq, hq * d), tdk = t3(xdk, d), tdv = t3(xdv, d);
   const std::int64_t ws_bytes = samebits_attention_backward_workspace_bytes(rows, rows, hq, d);
   std::vector<std::uint8_t> ws_raw(static_cast<std::size_t>(ws_bytes) + 256);
   void* ws = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(ws_raw.data()) + 255) / 256 * 256);
@@ -269,34 +274,35 @@ TEST_CASE("tc: the GPU path takes the policy with the hardware's parameters only
   for (const std::int32_t policy : {SAMEBITS_POLICY_SM90_TENSOR_CORE, SAMEBITS_POLICY_FMA_CHAIN}) {
     samebits_attention_problem f = p;
     f.policy = policy;
-    const std::int32_t rc = samebits_attention_forward(&f, t, t1, t1, t, lse.data(), nullptr);
+    const std::int32_t rc = samebits_attention_forward(&f, tq, tk, tv, to, lse.data(), nullptr);
     CHECK(std::string(samebits_last_error()).find("policy") == std::string::npos);
     CHECK(rc != SAMEBITS_UNSUPPORTED);
-    const std::int32_t rb = samebits_attention_backward(&f, t, t1, t1, t, t, lse.data(), t, t1, t1, ws, ws_bytes,
-                                                        nullptr, nullptr, nullptr);
+    if (!samebits_has_cuda_kernels()) CHECK(rc == SAMEBITS_NOT_BUILT);  // the whole validation passed
+    const std::int32_t rb = samebits_attention_backward(&f, tq, tk, tv, to, tdo, lse.data(), tdq, tdk, tdv, ws,
+                                                        ws_bytes, nullptr, nullptr, nullptr);
     CHECK(std::string(samebits_last_error()).find("policy") == std::string::npos);
     CHECK(rb != SAMEBITS_UNSUPPORTED);
+    if (!samebits_has_cuda_kernels()) CHECK(rb == SAMEBITS_NOT_BUILT);
   }
   // Other model parameters: the GPU cannot compute them, refused by name (forward and backward).
   samebits_mma_params other{24, 16, 0, 0, 0, 0, 0, 0};
   samebits_attention_problem o24 = p;
   o24.mma = &other;
-  CHECK(samebits_attention_forward(&o24, t, t1, t1, t, lse.data(), nullptr) == SAMEBITS_UNSUPPORTED);
+  CHECK(samebits_attention_forward(&o24, tq, tk, tv, to, lse.data(), nullptr) == SAMEBITS_UNSUPPORTED);
   CHECK(std::string(samebits_last_error()).find("describe other arithmetic (the CPU reference computes it)") !=
         std::string::npos);
-  CHECK(samebits_attention_backward(&o24, t, t1, t1, t, t, lse.data(), t, t1, t1, ws, ws_bytes, nullptr, nullptr,
-                                    nullptr) == SAMEBITS_UNSUPPORTED);
+  CHECK(samebits_attention_backward(&o24, tq, tk, tv, to, tdo, lse.data(), tdq, tdk, tdv, ws, ws_bytes, nullptr,
+                                    nullptr, nullptr) == SAMEBITS_UNSUPPORTED);
   CHECK(std::string(samebits_last_error()).find("F=24") != std::string::npos);
   // An unknown policy code and bad model parameters are refused by name.
   samebits_attention_problem u = p;
   u.policy = 9;
-  CHECK(samebits_attention_forward(&u, t, t1, t1, t, lse.data(), nullptr) == SAMEBITS_UNSUPPORTED);
-  CHECK(std::string(samebits_last_error()) ==
-        "samebits_attention_forward: policy code 9 unknown (0 fma-chain, 1 sm90-tensor-core)");
+  CHECK(samebits_attention_forward(&u, tq, tk, tv, to, lse.data(), nullptr) == SAMEBITS_UNSUPPORTED);
+  CHECK(std::string(samebits_last_error()) == "samebits attention: policy code 9 unknown (0 fma-chain, 1 sm90-tensor-core)");
   samebits_mma_params bad{25, 5, 0, 0, 0, 0, 0, 0};
   u = p;
   u.mma = &bad;
-  CHECK(samebits_attention_forward(&u, t, t1, t1, t, lse.data(), nullptr) == SAMEBITS_INVALID_ARGUMENT);
+  CHECK(samebits_attention_forward(&u, tq, tk, tv, to, lse.data(), nullptr) == SAMEBITS_INVALID_ARGUMENT);
   CHECK(std::string(samebits_last_error()).find("mma: group: must be in [1, k] and divide k") != std::string::npos);
 
   // The reference path: runs the policy, and refuses float32 inputs under it.
@@ -313,8 +319,8 @@ TEST_CASE("tc: the GPU path takes the policy with the hardware's parameters only
   CHECK(samebits_attention_reference_forward(&r32, in.q.data(), in.k.data(), in.v.data(), o.data(), lse2.data(), 1) ==
         SAMEBITS_UNSUPPORTED);
   CHECK(std::string(samebits_last_error()) ==
-        "samebits_attention_reference_forward: policy sm90-tensor-core: in_dtype float32 is not supported (bf16 or "
-        "fp16 inputs only)");
+        "samebits attention: in_dtype float32: policy sm90-tensor-core takes bfloat16 or float16 inputs (the "
+        "tensor-core products take 16-bit operands)");
   // The problem's fingerprint (with the model's parameters given: another string).
   char buf[256];
   CHECK(samebits_attention_problem_fingerprint(&p, buf, sizeof buf) == SAMEBITS_OK);
@@ -381,6 +387,7 @@ TEST_CASE("tc: libm nvcc-fast is -use_fast_math's expf/logf, the sm90-tensor-cor
   p.libm = SAMEBITS_LIBM_NVCC_FAST;
   p.cu_seqlens_q = p.cu_seqlens_k = p.cu_seqlens_q_host = p.cu_seqlens_k_host = cu;
   p.policy = SAMEBITS_POLICY_FMA_CHAIN;
+  p.scale = SAMEBITS_DEFAULT_SCALE;
   std::vector<std::uint16_t> x(in.q.size(), 0x3f80);
   const samebits_tensor3 t{x.data(), 2 * 64, 64}, t1{x.data(), 64, 64};
   CHECK(samebits_attention_forward(&p, t, t1, t1, t, lse.data(), nullptr) == SAMEBITS_UNSUPPORTED);

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #ifndef FAKE_VERSION
-#define FAKE_VERSION 3
+#define FAKE_VERSION 4
 #endif
 
 #define STUB(name) \
@@ -16,6 +16,9 @@ std::int32_t samebits_c_abi_version(void) { return FAKE_VERSION; }
 const char* samebits_last_error(void) { return "fake"; }
 std::int32_t samebits_has_cuda_kernels(void) { return 0; }
 #ifndef FAKE_PARTIAL
+STUB(samebits_code_name)
+STUB(samebits_attention_check)
+STUB(samebits_sparse_mla_check)
 STUB(samebits_attention_fingerprint)
 STUB(samebits_attention_problem_fingerprint)
 STUB(samebits_attention_forward)

@@ -125,6 +125,65 @@ class Binding(unittest.TestCase):
         self.assertEqual(int(header_version), _lib.C_ABI_VERSION)
 
 
+class Codes(unittest.TestCase):
+    """The codes' one source: the C++ enums. The library names them (samebits_code_name); the
+    package's tables (samebits._lib, samebits.errors) must say the same, and so must c_api.h's
+    enums (static_asserts in kernels/src/capi/ tie those to the C++ ones)."""
+
+    def test_package_codes_are_the_librarys(self):
+        lib = _lib.load(LIB)
+        for kind, table in _lib.code_tables().items():
+            for name, code in table.items():
+                self.assertEqual(lib.code_name(kind, code), name, (kind, code))
+            self.assertIsNone(lib.code_name(kind, max(table.values()) + 1), kind)  # no code past the table
+        # every code the library names is in the package's table (none missing)
+        for kind, table in _lib.code_tables().items():
+            names = [lib.code_name(kind, c) for c in range(16)]
+            self.assertEqual(sorted(n for n in names if n), sorted(table), kind)
+
+    def test_header_enums_are_the_packages(self):
+        with open(HEADER) as f:
+            text = f.read()
+        enums = {m.group(1): int(m.group(2)) for m in re.finditer(r"\b(SAMEBITS_[A-Z0-9_]+) = (\d+)", text)}
+        want = {"SAMEBITS_F32": _lib.F32, "SAMEBITS_BF16": _lib.BF16, "SAMEBITS_F16": _lib.F16,
+                "SAMEBITS_LIBM_NVCC": _lib.LIBM_CODES["nvcc"], "SAMEBITS_LIBM_CR": _lib.LIBM_CODES["cr"],
+                "SAMEBITS_LIBM_NVCC_FAST": _lib.LIBM_CODES["nvcc-fast"],
+                "SAMEBITS_POLICY_FMA_CHAIN": _lib.POLICY_CODES["fma-chain"],
+                "SAMEBITS_POLICY_SM90_TENSOR_CORE": _lib.POLICY_CODES["sm90-tensor-core"],
+                "SAMEBITS_OK": errors.OK, "SAMEBITS_INVALID_ARGUMENT": errors.INVALID_ARGUMENT,
+                "SAMEBITS_UNSUPPORTED": errors.UNSUPPORTED, "SAMEBITS_CUDA_ERROR": errors.CUDA_ERROR,
+                "SAMEBITS_NOT_BUILT": errors.NOT_BUILT}
+        self.assertEqual({k: enums[k] for k in want}, want)
+        self.assertEqual({k: v for k, v in enums.items() if k.startswith("SAMEBITS_CODE_")},
+                         {"SAMEBITS_CODE_" + k.upper(): v for k, v in _lib.CODE_KINDS.items()})
+
+    def test_a_library_naming_its_codes_otherwise_is_refused(self):
+        saved = dict(_lib.LIBM_CODES)
+        try:
+            _lib.LIBM_CODES["nvcc"], _lib.LIBM_CODES["cr"] = 1, 0  # the package's table drifted
+            with self.assertRaises(errors.LibraryError) as cm:
+                _lib.Library(LIB)
+            self.assertIn("names its codes otherwise than this samebits package: libm 'nvcc': code 1 here, the "
+                          "library's 'cr'", str(cm.exception))
+        finally:
+            _lib.LIBM_CODES.clear()
+            _lib.LIBM_CODES.update(saved)
+        _lib.Library(LIB)  # control
+
+    def test_mma_enum_names_are_sm90_hpp(self):
+        from samebits import _validate as V
+        path = os.path.join(common.ROOT, "libm", "include", "samebits", "libm", "mma", "sm90.hpp")
+        with open(path) as f:
+            text = f.read()
+        cpp = {}
+        for name, body in re.findall(r"enum class (\w+) : std::uint8_t \{([^}]*)\}", text):
+            values = [(m.group(1), int(m.group(2))) for m in re.finditer(r"(\w+) = (\d+)", body)]
+            cpp[name] = tuple(n for n, _ in sorted(values, key=lambda x: x[1]))
+        field_enum = {"rounding": "Rounding", "c_join": "CJoin", "zero_exponent": "ZeroExponent",
+                      "product_exponent": "ProductExponent", "zero_sign": "ZeroSign", "overflow": "Overflow"}
+        self.assertEqual({f: cpp[e] for f, e in field_enum.items()}, V.MMA_ENUMS)
+
+
 def run_python(code, env_updates, cwd=None, drop=()):
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(env_updates)
@@ -155,11 +214,11 @@ class Loader(unittest.TestCase):
         fake = common.env("SAMEBITS_FAKE_ABI_LIB")
         rc, out = run_python(LOAD, {"PYTHONPATH": self.pkg, "SAMEBITS_KERNELS_LIB": fake})
         self.assertNotEqual(rc, 0)
-        self.assertIn("speaks C ABI version 3; this samebits package speaks version 2", out)
+        self.assertIn("speaks C ABI version 4; this samebits package speaks version 3", out)
         partial = common.env("SAMEBITS_FAKE_PARTIAL_LIB")
         rc, out = run_python(LOAD, {"PYTHONPATH": self.pkg, "SAMEBITS_KERNELS_LIB": partial})
         self.assertNotEqual(rc, 0)
-        self.assertIn("is not a samebits kernels library: it lacks samebits_attention_fingerprint, "
+        self.assertIn("is not a samebits kernels library: it lacks samebits_code_name, samebits_attention_fingerprint, "
                       "samebits_attention_problem_fingerprint, samebits_attention_forward", out)
         self.assertNotIn("samebits_sparse_mla_reference_forward", out)  # optional: not required
 
@@ -223,7 +282,7 @@ class Fingerprints(unittest.TestCase):
         self.assertTrue(str(cm.exception).endswith("[SAMEBITS_INVALID_ARGUMENT]"))
         with self.assertRaises(errors.UnsupportedError) as cm:
             lib.call("samebits_sparse_mla_fingerprint", 5, C.create_string_buffer(100), 100)
-        self.assertEqual(cm.exception.message, "samebits_sparse_mla_fingerprint: libm code 5 unknown")
+        self.assertEqual(cm.exception.message, "samebits sparse-mla: libm code 5 unknown (0 nvcc, 1 cr, 2 nvcc-fast)")
         self.assertIsInstance(cm.exception, NotImplementedError)
         buf = C.create_string_buffer(55)  # control: exactly enough
         lib.call("samebits_attention_fingerprint", 0, buf, len(buf))
@@ -243,8 +302,8 @@ class Fingerprints(unittest.TestCase):
         p.policy = _lib.POLICY_CODES["fma-chain"]
         with self.assertRaises(errors.InvalidArgumentError) as cm:
             lib.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))
-        self.assertEqual(cm.exception.message, "samebits_attention_problem_fingerprint: mma is read only by policy "
-                                               "sm90-tensor-core (pass null)")
+        self.assertEqual(cm.exception.message, "samebits attention: mma is read only by policy sm90-tensor-core "
+                                               "(pass null)")
         p.mma = None
         lib.call("samebits_attention_problem_fingerprint", C.byref(p), buf, len(buf))
         self.assertEqual(buf.value, b"samebits-attention/1 policy=fma-chain/1 B=64 libm=cr")
@@ -452,6 +511,21 @@ class References(unittest.TestCase):
                 bad[10, 3] += 1e-4 * np.abs(dkv).max()
                 self.assertGreater(rel_err(bad, ref[4]), BOUND)  # control
 
+    def test_sparse_fewer_kv_rows_than_tokens(self):
+        """num_kv < T (docs/kernels/sparse_mla.md §1: any num_kv; indices name kv rows): the reference
+        computes it, equal to the float64 model; an index past num_kv - 1 is still refused."""
+        T, H, D, N = 12, 2, 128, 5
+        q, kv, do = self.randn(T, H, D), self.randn(N, D), self.randn(T, H, D)
+        idx = (np.arange(T * 3, dtype=np.int32).reshape(T, 3) % (N + 1) - 1).astype(np.int32)  # -1 .. N-1
+        o, lse, lse_excl = R.sparse_mla_forward(q, kv, idx)
+        dq, dkv, _ = R.sparse_mla_backward(q, kv, idx, o, do, lse)
+        ref = sparse64(q, kv, idx, None, do, float(np.float32(1 / np.sqrt(128))))
+        for name, g, w in zip(("o", "lse", "dq", "dkv"), (o, lse, dq, dkv), (ref[0], ref[1], ref[3], ref[4])):
+            self.assertLess(rel_err(g, w), BOUND, name)
+        idx[4, 2] = N  # control
+        with self.assertRaises(samebits.InvalidArgumentError):
+            R.sparse_mla_forward(q, kv, idx)
+
     def test_sparse_index_refused_with_the_c_message(self):
         q, kv = self.randn(2, 2, 128), self.randn(4, 128)
         idx = np.array([[0, 1], [3, 4]], np.int32)
@@ -462,15 +536,20 @@ class References(unittest.TestCase):
         idx[1, 1] = -1  # control
         R.sparse_mla_forward(q, kv, idx)
 
-    def test_python_checks_come_first(self):
+    def test_python_checks_what_the_c_abi_cannot_see_the_library_the_rest(self):
         q = self.randn(10, 8, 64)
-        with self.assertRaises(ValueError) as cm:
-            R.attention_forward(q, self.randn(10, 3, 64), self.randn(10, 3, 64), causal=True)
-        self.assertNotIsInstance(cm.exception, samebits.SamebitsError)  # Python's check, not the C ABI's
-        self.assertIn("hkv = 3", str(cm.exception))
-        with self.assertRaises(TypeError) as cm:
+        with self.assertRaises(TypeError) as cm:  # a float64 array: Python's (the C ABI takes float32 pointers)
             R.attention_forward(q.astype(np.float64), q, q, causal=True)
         self.assertIn("q: dtype float64", str(cm.exception))
+        self.assertNotIsInstance(cm.exception, samebits.SamebitsError)
+        with self.assertRaises(samebits.InvalidArgumentError) as cm:  # GQA: the library's rule, its message
+            R.attention_forward(q, self.randn(10, 3, 64), self.randn(10, 3, 64), causal=True)
+        self.assertEqual(cm.exception.message, "samebits attention: hq = 8, hkv = 3: hq must be a multiple of hkv "
+                                               "(GQA)")
+        self.assertEqual(cm.exception.function, "samebits_attention_reference_forward")
+        with self.assertRaises(samebits.InvalidArgumentError) as cm:  # scale 0: refused, never the default
+            R.attention_forward(q, self.randn(10, 2, 64), self.randn(10, 2, 64), causal=True, scale=0.0)
+        self.assertIn("samebits attention: scale = 0: an explicit scale must be finite and > 0", cm.exception.message)
 
 
 # ---- the C validation reached directly --------------------------------------------
@@ -480,7 +559,7 @@ def attention_problem(**kw):
     cu = (C.c_int32 * n)(0, kw.get("rows", 8))
     p = _lib.AttentionProblem(num_seqs=1, max_seqlen_q=kw.get("rows", 8), max_seqlen_k=kw.get("rows", 8),
                               total_q=kw.get("rows", 8), total_k=kw.get("rows", 8), hq=kw.get("hq", 4),
-                              hkv=kw.get("hkv", 2), d=kw.get("d", 64), causal=1, scale=0.0,
+                              hkv=kw.get("hkv", 2), d=kw.get("d", 64), causal=1, scale=kw.get("scale", _lib.DEFAULT_SCALE),
                               in_dtype=kw.get("in_dtype", 1), o_dtype=kw.get("in_dtype", 1), grad_dtype=1,
                               libm=kw.get("libm", 0), cu_seqlens_q=C.addressof(cu), cu_seqlens_k=C.addressof(cu),
                               cu_seqlens_q_host=C.addressof(cu), cu_seqlens_k_host=C.addressof(cu))
@@ -491,18 +570,23 @@ def attention_problem(**kw):
 class CValidation(unittest.TestCase):
     def setUp(self):
         self.lib = _lib.load()
-        self.buf = np.zeros(1 << 16, np.float32)  # host memory standing in for tensors: never written
+        # host memory standing in for tensors (never written): one buffer per argument, as outputs
+        # must not overlap inputs
+        self.bufs = [np.zeros(1 << 14, np.float32) for _ in range(6)]
 
     def ref(self, p):
-        a = self.buf.ctypes.data
-        self.lib.call("samebits_attention_reference_forward", C.byref(p), a, a, a, a, a, 1)
+        a = [b.ctypes.data for b in self.bufs]
+        self.lib.call("samebits_attention_reference_forward", C.byref(p), a[0], a[1], a[2], a[3], a[4], 1)
 
     def test_reference_refusals_carry_the_c_message(self):
         cases = [(dict(hq=3, hkv=2), errors.InvalidArgumentError,
-                  "samebits_attention_reference_forward: hq = 3, hkv = 2: need hq % hkv == 0, both positive"),
-                 (dict(d=96), errors.UnsupportedError, "samebits_attention_reference_forward: d = 96 unsupported (64 or 128)"),
+                  "samebits attention: hq = 3, hkv = 2: hq must be a multiple of hkv (GQA)"),
+                 (dict(d=96), errors.UnsupportedError, "samebits attention: d = 96: the head dim must be 64 or 128"),
                  (dict(libm=7), errors.UnsupportedError,
-                  "samebits_attention_reference_forward: libm code 7 unknown (0 nvcc, 1 cr, 2 nvcc-fast)")]
+                  "samebits attention: libm code 7 unknown (0 nvcc, 1 cr, 2 nvcc-fast)"),
+                 (dict(scale=0.0), errors.InvalidArgumentError,
+                  "samebits attention: scale = 0: an explicit scale must be finite and > 0 (NaN: not given, the "
+                  "default binary32 nearest 1/sqrt(D); 0 is refused, never read as the default)")]
         for kw, exc, msg in cases:
             with self.assertRaises(exc) as cm:
                 self.ref(attention_problem(**kw))
@@ -510,14 +594,14 @@ class CValidation(unittest.TestCase):
             self.assertEqual(cm.exception.function, "samebits_attention_reference_forward")
         self.ref(attention_problem())  # control: the valid problem passes
 
-    def t3(self, rs, hs):
-        return _lib.Tensor3(self.buf.ctypes.data, rs, hs)
+    def t3(self, rs, hs, i=0):
+        return _lib.Tensor3(self.bufs[i].ctypes.data, rs, hs)
 
-    def forward(self, p, q=None, lse=None):
-        q = q or self.t3(p.hq * p.d, p.d)
-        k = self.t3(p.hkv * p.d, p.d)
-        self.lib.call("samebits_attention_forward", C.byref(p), q, k, k, self.t3(p.hq * p.d, p.d),
-                      self.buf.ctypes.data if lse is None else lse, None)
+    def forward(self, p, q=None, lse=None, o=None):
+        q = q or self.t3(p.hq * p.d, p.d, 0)
+        k = self.t3(p.hkv * p.d, p.d, 1)
+        self.lib.call("samebits_attention_forward", C.byref(p), q, k, k, o or self.t3(p.hq * p.d, p.d, 3),
+                      self.bufs[4].ctypes.data if lse is None else lse, None)
 
     def test_gpu_entry_points(self):
         p = attention_problem()
@@ -532,7 +616,15 @@ class CValidation(unittest.TestCase):
                                                    "without the CUDA kernels (configure with meson -Dcuda=enabled)")
             self.assertEqual(cm.exception.status, errors.NOT_BUILT)
             with self.assertRaises(errors.NotBuiltError):
-                self.lib.call("samebits_sparse_mla_check_index_error", self.buf.ctypes.data, None)
+                self.lib.call("samebits_sparse_mla_check_index_error", self.bufs[0].ctypes.data, None)
+            # An output over an input: refused, naming both (the user's case: o over q).
+            with self.assertRaises(errors.InvalidArgumentError) as cm:
+                self.forward(p, o=self.t3(p.hq * p.d, p.d, 0))
+            self.assertTrue(cm.exception.message.startswith("samebits attention: o overlaps q (bytes 0x"),
+                            cm.exception.message)
+            with self.assertRaises(errors.InvalidArgumentError) as cm:
+                self.forward(p, lse=self.bufs[1].ctypes.data)
+            self.assertIn("lse overlaps k", cm.exception.message)
         else:
             # Built with CUDA, run without a GPU: host memory is refused or the runtime fails; never OK.
             with self.assertRaises((errors.InvalidArgumentError, errors.CudaError)) as cm:
@@ -540,25 +632,25 @@ class CValidation(unittest.TestCase):
             self.assertNotEqual(cm.exception.message, "samebits attention: q is null")
 
     @unittest.skipIf(_lib.load(LIB).cuda, "a library with the CUDA kernels asks the runtime about pointers")
-    def test_python_and_c_stride_checks_agree(self):
+    def test_strides_are_the_librarys_rule(self):
+        """Python hands any strides on (the last dimension contiguous aside); the library accepts
+        or refuses them, naming the tensor."""
         from samebits import _validate as V
         cases = [((256, 64), True), ((64, 512), True), ((300, 64), True), ((128, 64), False), ((256, 32), False),
                  ((0, 64), False), ((64, 64), False), ((512, 128), True)]
         for (rs, hs), accepted in cases:
             d = V.desc((8, 4, 64), "bfloat16", strides=(rs, hs, 1))
-            try:
-                V.check_attention(d, V.desc((8, 2, 64), "bfloat16"), V.desc((8, 2, 64), "bfloat16"), causal=True)
-                py = True
-            except ValueError:
-                py = False
+            plan = V.check_attention(d, V.desc((8, 2, 64), "bfloat16"), V.desc((8, 2, 64), "bfloat16"), causal=True)
+            self.assertEqual(plan.strides3["q"], (rs, hs))
             try:
                 self.forward(attention_problem(), q=self.t3(rs, hs))
                 c = "ok"
             except errors.NotBuiltError:
                 c = True  # the whole validation passed
-            except errors.InvalidArgumentError:
+            except errors.InvalidArgumentError as e:
+                self.assertTrue(e.message.startswith("samebits attention: q: strides"), e.message)
                 c = False
-            self.assertEqual((py, c), (accepted, accepted), (rs, hs))
+            self.assertEqual(c, accepted, (rs, hs))
 
 
 if __name__ == "__main__":

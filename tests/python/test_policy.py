@@ -1,7 +1,8 @@
 """Attention's arithmetic policy through the Python package (policy=, mma=,
 input_dtype= of samebits.reference; samebits.fingerprint(policy=, mma=)) on
-the library meson built, against the C ABI called directly (a binding
-written here from c_api.h, independent of samebits._lib) and the `samebits
+the library meson built, against the C ABI called directly (problems built
+here on samebits._lib's structures, the one binding, which test_lib checks
+against c_api.h; not through samebits.reference) and the `samebits
 attention` CLI:
 
   - the CPU reference under sm90-tensor-core (bf16 and fp16, GQA, varlen,
@@ -15,9 +16,11 @@ attention` CLI:
     16-row boundary equals one call bitwise, elsewhere the C refusal;
   - fingerprints: the strings of docs/kernels/attention-tc.md §9 for every
     parameter value, equal to the CLI's, one per distinct model;
-  - each refusal's message: Python's first (policy, mma fields, input_dtype,
-    D), then the C ABI's on what Python would not pass (the check bypassed),
-    the GPU entry points' refusal of model parameters other than the hardware's
+  - each refusal's message: Python's for names and forms (policy, mma field
+    names and enum value names, input_dtype), the library's for every rule on
+    the values (policy x dtype, mma's ranges, mma under fma-chain, D, scale),
+    through the reference's C entry point and again with Python bypassed; the
+    GPU entry points' refusal of model parameters other than the hardware's
     (never a fallback to fma-chain).
 
     SAMEBITS_KERNELS_LIB=build/kernels/libsamebits_kernels.so SAMEBITS_EXE=build/cli/samebits \\
@@ -40,37 +43,11 @@ LIB = common.env("SAMEBITS_KERNELS_LIB")
 EXE = common.env("SAMEBITS_EXE")
 TC = "sm90-tensor-core"
 
-# ---- the C ABI, bound here again from c_api.h (not through samebits._lib) ----------
+# ---- the C ABI called directly (samebits._lib's structures, checked against c_api.h by test_lib;
+# not through samebits.reference's marshalling) ----------
 
-
-class CMma(C.Structure):
-    _fields_ = [(n, C.c_int32) for n in ("frac_bits", "group", "rounding", "c_join", "zero_exponent",
-                                         "product_exponent", "zero_sign", "overflow")]
-
-
-class CProblem(C.Structure):
-    _fields_ = [("num_seqs", C.c_int32), ("max_seqlen_q", C.c_int32), ("max_seqlen_k", C.c_int32),
-                ("total_q", C.c_int64), ("total_k", C.c_int64), ("hq", C.c_int32), ("hkv", C.c_int32),
-                ("d", C.c_int32), ("causal", C.c_int32), ("scale", C.c_float), ("in_dtype", C.c_int32),
-                ("o_dtype", C.c_int32), ("grad_dtype", C.c_int32), ("libm", C.c_int32),
-                ("cu_seqlens_q", C.c_void_p), ("cu_seqlens_k", C.c_void_p), ("cu_seqlens_q_host", C.c_void_p),
-                ("cu_seqlens_k_host", C.c_void_p), ("policy", C.c_int32), ("mma", C.POINTER(CMma))]
-
-
-class CTensor3(C.Structure):
-    _fields_ = [("data", C.c_void_p), ("row_stride", C.c_int64), ("head_stride", C.c_int64)]
-
-
-DLL = C.CDLL(LIB)
-_P, _VP = C.POINTER(CProblem), C.c_void_p
-DLL.samebits_last_error.restype = C.c_char_p
-DLL.samebits_attention_reference_forward.argtypes = [_P] + [_VP] * 5 + [C.c_int32]
-DLL.samebits_attention_reference_backward.argtypes = [_P] + [_VP] * 9 + [C.c_int32]
-DLL.samebits_attention_problem_fingerprint.argtypes = [_P, C.c_char_p, C.c_int64]
-DLL.samebits_attention_forward.argtypes = [_P, CTensor3, CTensor3, CTensor3, CTensor3, _VP, _VP]
-for _f in ("samebits_attention_reference_forward", "samebits_attention_reference_backward",
-           "samebits_attention_problem_fingerprint", "samebits_attention_forward"):
-    getattr(DLL, _f).restype = C.c_int32
+CMma, CProblem, CTensor3 = _lib.MmaParams, _lib.AttentionProblem, _lib.Tensor3
+DLL = _lib.load(LIB).lib
 BF16, F16, F32 = 1, 2, 0  # c_api.h samebits_dtype
 
 
@@ -85,13 +62,13 @@ class Direct:
         lens_q = [b - a for a, b in zip(cu_q, cu_q[1:])]
         lens_k = [b - a for a, b in zip(cu_k, cu_k[1:])]
         self.p = CProblem(num_seqs=n - 1, max_seqlen_q=max(lens_q), max_seqlen_k=max(lens_k), total_q=cu_q[-1],
-                          total_k=cu_k[-1], hq=hq, hkv=hkv, d=d, causal=int(causal), scale=0.0, in_dtype=dtype,
+                          total_k=cu_k[-1], hq=hq, hkv=hkv, d=d, causal=int(causal), scale=float("nan"), in_dtype=dtype,
                           o_dtype=dtype, grad_dtype=dtype, libm=libm, cu_seqlens_q=C.addressof(self.cq),
                           cu_seqlens_k=C.addressof(self.ck), cu_seqlens_q_host=C.addressof(self.cq),
                           cu_seqlens_k_host=C.addressof(self.ck), policy=policy)
         if mma is not None:
             self.m = CMma(*mma)
-            self.p.mma = C.pointer(self.m)
+            self.p.mma = C.addressof(self.m)
 
     def check(self, rc):
         if rc != 0:
@@ -334,14 +311,12 @@ class Fingerprints(unittest.TestCase):
         p = subprocess.run([EXE, "attention", "--policy", TC, "--dtype", "f32", "--seqlen", "16", "--hq", "2", "--hkv",
                             "1", "--d", "64"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-        self.assertIn("policy sm90-tensor-core: input dtype float32 is not supported (bf16 or fp16 inputs only",
-                      p.stderr)
+        self.assertIn("in_dtype float32: policy sm90-tensor-core takes bfloat16 or float16 inputs", p.stderr)
 
     def test_refusals(self):
         cases = [(dict(policy="sm90-tc"), ValueError, "policy: 'sm90-tc' unknown"),
                  (dict(policy=None), ValueError, "policy: None unknown"),
-                 (dict(mma={"frac_bits": 24}), ValueError, "mma: only policy \"sm90-tensor-core\" reads"),
-                 (dict(policy=TC, op="sparse_mla"), ValueError, "policy: 'sm90-tensor-core' is defined for op"),
+                 (dict(policy=TC, op="sparse_mla"), ValueError, "op sparse_mla has policy fma-chain only"),
                  (dict(policy=TC, libm="glibc"), ValueError, "libm: 'glibc' unknown")]
         for kw, exc, text in cases:
             op = kw.pop("op", "attention")
@@ -349,7 +324,12 @@ class Fingerprints(unittest.TestCase):
             with self.assertRaises(exc) as cm:
                 samebits.fingerprint(op, libm, **kw)
             self.assertIn(text, str(cm.exception))
-            self.assertNotIsInstance(cm.exception, samebits.SamebitsError)  # Python's check
+            self.assertNotIsInstance(cm.exception, samebits.SamebitsError)  # Python's check (a name, an op)
+        # mma under fma-chain: the library's rule (the problem fingerprint refuses it), its message
+        with self.assertRaises(samebits.InvalidArgumentError) as cm:
+            samebits.fingerprint("attention", mma={"frac_bits": 24})
+        self.assertEqual(cm.exception.message, "samebits attention: mma is read only by policy sm90-tensor-core "
+                                               "(pass null)")
         self.assertEqual(samebits.fingerprint("sparse_mla", policy="fma-chain"),
                          "samebits-sparse-mla/1 policy=fma-chain/1 B=64 libm=nvcc")  # control
 
@@ -392,7 +372,8 @@ class NvccFast(unittest.TestCase):
         self.assertIn("nvcc-fast", str(cm.exception))
         with self.assertRaises(samebits.SamebitsError) as cm:
             samebits.fingerprint("sparse_mla", "nvcc-fast")
-        self.assertIn("sparse MLA takes nvcc or cr", str(cm.exception))
+        self.assertEqual(cm.exception.message, "samebits sparse-mla: libm nvcc-fast is offered by the sm90-tensor-core "
+                                               "policy only (policy fma-chain takes nvcc or cr)")
 
 
 # ---- refusals ------------------------------------------------------------------------------
@@ -407,26 +388,15 @@ class Refusals(unittest.TestCase):
         self.assertIn(text, str(cm.exception))
         return cm.exception
 
-    def test_python_first_naming_the_argument(self):
+    def test_python_names_then_the_librarys_rules(self):
         q, k, v = self.q, self.k, self.v
         fwd = lambda **kw: R.attention_forward(q, k, v, causal=True, **kw)  # noqa: E731
+        # Python's: names and forms (what has no C code), naming the argument
         for exc, text, kw in [
-                (ValueError, "policy: 'tensor-core' unknown (\"fma-chain\" or \"sm90-tensor-core\")",
-                 dict(policy="tensor-core")),
-                (TypeError, "input_dtype: None; policy sm90-tensor-core needs \"bfloat16\" or \"float16\"",
-                 dict(policy=TC)),
-                (TypeError, "input_dtype: 'float32'; policy sm90-tensor-core needs", dict(policy=TC,
-                                                                                          input_dtype="float32")),
+                (ValueError, "policy: 'tensor-core' unknown ('fma-chain', 'sm90-tensor-core')", dict(policy="tensor-core")),
                 (ValueError, "input_dtype: 'int8' unknown", dict(input_dtype="int8")),
-                (ValueError, "mma: only policy \"sm90-tensor-core\" reads", dict(mma=samebits.MmaParams())),
-                (ValueError, "mma.group: 3; must divide 16", dict(policy=TC, input_dtype="bfloat16",
-                                                                   mma={"group": 3})),
-                (ValueError, "mma.frac_bits: 41; must be in [1, 40]", dict(policy=TC, input_dtype="bfloat16",
-                                                                            mma={"frac_bits": 41})),
                 (ValueError, "mma.rounding: 'nearest' unknown (toward_zero, nearest_even)",
                  dict(policy=TC, input_dtype="bfloat16", mma={"rounding": "nearest"})),
-                (ValueError, "mma.zero_exponent: code 3 unknown (0 format_min, 1 ignored, 2 fixed_m126)",
-                 dict(policy=TC, input_dtype="bfloat16", mma={"zero_exponent": 3})),
                 (TypeError, "mma.overflow: True is a bool", dict(policy=TC, input_dtype="bfloat16",
                                                                  mma={"overflow": True})),
                 (ValueError, "mma: field 'F' unknown", dict(policy=TC, input_dtype="bfloat16", mma={"F": 25})),
@@ -434,13 +404,31 @@ class Refusals(unittest.TestCase):
                 (TypeError, "mma: str is not an MmaParams", dict(policy=TC, input_dtype="bfloat16", mma="F=25"))]:
             e = self.refused(exc, text, lambda: fwd(**kw))
             self.assertNotIsInstance(e, samebits.SamebitsError, kw)  # Python's, before the C ABI
-        # D not 64 or 128: the shape check names q, under either policy
+        # the library's rules, through the reference's C entry point: its class and message
+        A = "samebits attention: "
+        for exc, message, kw in [
+                (errors.UnsupportedError, A + "in_dtype float32: policy sm90-tensor-core takes bfloat16 or float16 "
+                                              "inputs (the tensor-core products take 16-bit operands)", dict(policy=TC)),
+                (errors.UnsupportedError, A + "in_dtype float32: policy sm90-tensor-core takes bfloat16 or float16 "
+                                              "inputs (the tensor-core products take 16-bit operands)",
+                 dict(policy=TC, input_dtype="float32")),
+                (errors.InvalidArgumentError, A + "mma is read only by policy sm90-tensor-core (pass null)",
+                 dict(mma=samebits.MmaParams())),
+                (errors.InvalidArgumentError, A + "mma: group: must be in [1, k] and divide k",
+                 dict(policy=TC, input_dtype="bfloat16", mma={"group": 3})),
+                (errors.InvalidArgumentError, A + "mma: frac_bits: must be in [1, 40]",
+                 dict(policy=TC, input_dtype="bfloat16", mma={"frac_bits": 41})),
+                (errors.InvalidArgumentError, A + "mma: zero_exponent: not a ZeroExponent value",
+                 dict(policy=TC, input_dtype="bfloat16", mma={"zero_exponent": 3}))]:
+            e = self.refused(exc, message, lambda: fwd(**kw))
+            self.assertEqual((e.message, e.function), (message, "samebits_attention_reference_forward"), kw)
+        # D not 64 or 128: the library's rule, under either policy
         q96 = np.zeros((10, 2, 96), np.float32)
         k96 = np.zeros((10, 1, 96), np.float32)
-        self.refused(ValueError, "q: head dim D = 96 unsupported (64 or 128)",
+        self.refused(errors.UnsupportedError, "samebits attention: d = 96: the head dim must be 64 or 128",
                      lambda: R.attention_forward(q96, k96, k96, causal=True, policy=TC, input_dtype="bfloat16"))
         # and the backward checks the same
-        self.refused(TypeError, "input_dtype: None; policy sm90-tensor-core",
+        self.refused(errors.UnsupportedError, "in_dtype float32: policy sm90-tensor-core",
                      lambda: R.attention_backward(q, k, v, q, self.do, np.zeros((10, 2), np.float32), causal=True,
                                                   policy=TC))
         # control: the valid calls pass, both policies
@@ -477,10 +465,11 @@ class Refusals(unittest.TestCase):
                      self.v.ctypes.data, o.ctypes.data, lse.ctypes.data, 1)
 
         ref(plan)  # control: the plan as checked runs
-        fn = "samebits_attention_reference_forward: "
+        fn = "samebits attention: "
         for edit, exc, msg in [
                 (dict(dtype="float32"), errors.UnsupportedError,
-                 "policy sm90-tensor-core: in_dtype float32 is not supported (bf16 or fp16 inputs only)"),
+                 "in_dtype float32: policy sm90-tensor-core takes bfloat16 or float16 inputs (the tensor-core products "
+                 "take 16-bit operands)"),
                 (dict(mma=(25, 3, 0, 0, 0, 0, 0, 0)), errors.InvalidArgumentError,
                  "mma: group: must be in [1, k] and divide k"),
                 (dict(mma=(0, 16, 0, 0, 0, 0, 0, 0)), errors.InvalidArgumentError,
@@ -491,7 +480,10 @@ class Refusals(unittest.TestCase):
                  "mma: zero_exponent: not a ZeroExponent value"),
                 (dict(policy="fma-chain", mma=(25, 16, 0, 0, 0, 0, 0, 0)), errors.InvalidArgumentError,
                  "mma is read only by policy sm90-tensor-core (pass null)"),
-                (dict(d=96), errors.UnsupportedError, "d = 96 unsupported (64 or 128)")]:
+                (dict(d=96), errors.UnsupportedError, "d = 96: the head dim must be 64 or 128"),
+                (dict(scale=0.0), errors.InvalidArgumentError,
+                 "scale = 0: an explicit scale must be finite and > 0 (NaN: not given, the default binary32 nearest "
+                 "1/sqrt(D); 0 is refused, never read as the default)")]:
             with self.assertRaises(exc) as cm:
                 ref(plan._replace(**edit))
             self.assertEqual(cm.exception.message, fn + msg, edit)
@@ -505,8 +497,7 @@ class Refusals(unittest.TestCase):
         # the problem fingerprint too, the check bypassed
         with self.assertRaises(errors.InvalidArgumentError) as cm:
             lib.problem_fingerprint(TC, (25, 16, 0, 0, 0, 0, 2, 0), "nvcc")
-        self.assertEqual(cm.exception.message, "samebits_attention_problem_fingerprint: mma: zero_sign: not a "
-                                               "ZeroSign value")
+        self.assertEqual(cm.exception.message, "samebits attention: mma: zero_sign: not a ZeroSign value")
 
     def test_gpu_entry_point_takes_the_hardware_parameters_only(self):
         """samebits_attention_forward under sm90-tensor-core: with the hardware's
@@ -516,23 +507,24 @@ class Refusals(unittest.TestCase):
         parameters SAMEBITS_UNSUPPORTED naming them, in a library with or
         without the CUDA kernels (before any pointer is looked at); never a
         result under fma-chain."""
-        buf = np.zeros(1 << 14, np.float32)
-        t = CTensor3(buf.ctypes.data, 2 * 64, 64)
+        bufs = [np.zeros(1 << 14, np.float32) for _ in range(5)]  # outputs must not overlap inputs
+        q, k, v, o = (CTensor3(b.ctypes.data, 2 * 64, 64) for b in bufs[:4])
+        lse = bufs[4].ctypes.data
         for mma in (None, (25, 16, 0, 0, 1, 0, 1, 0)):
             direct = Direct((0, 8), (0, 8), 2, 2, 64, True, BF16, 1, mma)
-            rc = DLL.samebits_attention_forward(C.byref(direct.p), t, t, t, t, buf.ctypes.data, None)
+            rc = DLL.samebits_attention_forward(C.byref(direct.p), q, k, v, o, lse, None)
             msg = DLL.samebits_last_error().decode()
             self.assertNotEqual(rc, errors.UNSUPPORTED, msg)
             self.assertNotIn("policy", msg)
         direct = Direct((0, 8), (0, 8), 2, 2, 64, True, BF16, 1, (24, 16, 0, 0, 0, 0, 0, 0))
-        rc = DLL.samebits_attention_forward(C.byref(direct.p), t, t, t, t, buf.ctypes.data, None)
+        rc = DLL.samebits_attention_forward(C.byref(direct.p), q, k, v, o, lse, None)
         msg = DLL.samebits_last_error().decode()
         self.assertEqual(rc, errors.UNSUPPORTED, msg)
-        self.assertIn("policy sm90-tensor-core: the GPU computes its own tensor cores' arithmetic", msg)
+        self.assertIn("mma: policy sm90-tensor-core: the GPU computes its own tensor cores' arithmetic", msg)
         self.assertIn("the given mma parameters F=24,", msg)
         direct.p.policy = 0  # control: fma-chain with mma given is refused for the mma, not computed
         direct.p.mma = None
-        rc = DLL.samebits_attention_forward(C.byref(direct.p), t, t, t, t, buf.ctypes.data, None)
+        rc = DLL.samebits_attention_forward(C.byref(direct.p), q, k, v, o, lse, None)
         self.assertNotEqual(rc, errors.UNSUPPORTED, DLL.samebits_last_error().decode())
 
 

@@ -81,7 +81,7 @@ class ReachesTheKernels(unittest.TestCase):
         orig = LIB.lib.samebits_attention_forward
         try:
             LIB.lib.samebits_attention_forward = lambda *a: 0  # the forward "ran"
-            args = (q, k, v, [0, 5, 17], [0, 5, 17], True, 0.0, "cr", "fma-chain", None)
+            args = (q, k, v, [0, 5, 17], [0, 5, 17], True, None, "cr", "fma-chain", None)
             (o, lse), ctx, backward = forward_and_backward(op, args, (t((17, 8, 128)), None))
         finally:
             LIB.lib.samebits_attention_forward = orig
@@ -112,23 +112,39 @@ class ReachesTheKernels(unittest.TestCase):
         LIB.lib.samebits_attention_backward_workspace_bytes = lambda *a: orig(*a) - 256
         try:
             with self.assertRaises(errors.InvalidArgumentError) as cm:
-                op(t((17, 8, 128)), q, k, v, t((17, 8, 128)), t((17, 8), torch.float32), [0, 17], [0, 17], True, 0.0,
+                op(t((17, 8, 128)), q, k, v, t((17, 8, 128)), t((17, 8), torch.float32), [0, 17], [0, 17], True, None,
                    "nvcc", "fma-chain", None)
             self.assertIn("workspace_bytes", cm.exception.message)
         finally:
             LIB.lib.samebits_attention_backward_workspace_bytes = orig
-        # The host copy of cu_seqlens is what the C validation reads: a wrong one is refused.
+        # The host copy of cu_seqlens is what the C validation reads: a wrong one is refused, by the
+        # library (the op hands the list on as it is), naming it.
         fwd = torch.library.ops["samebits::attention_fwd"]
-        with self.assertRaises(ValueError) as cm:  # Python's check first ...
-            fwd(q, k, v, [0, 18], [0, 17], True, 0.0, "nvcc", "fma-chain", None)
-        self.assertIn("cu_seqlens", str(cm.exception))
+        with self.assertRaises(errors.InvalidArgumentError) as cm:
+            fwd(q, k, v, [0, 18], [0, 17], True, None, "nvcc", "fma-chain", None)
+        self.assertEqual(cm.exception.message, "samebits attention: cu_seqlens_q[num_seqs] = 18 differs from total_q = 17")
+        self.assertEqual(cm.exception.function, "samebits_attention_forward")
         from samebits import _validate as V
         plan = V.check_attention(sbt.describe(q), sbt.describe(k), sbt.describe(v), causal=True)
         p = _lib.attention_problem(plan._replace(cu_q=(0, 16)), cu_q_device=1 << 12, cu_k_device=1 << 12)
-        with self.assertRaises(errors.InvalidArgumentError) as cm:  # ... and the C ABI's, on what it is given
+        with self.assertRaises(errors.InvalidArgumentError) as cm:  # the C ABI's, on what it is given
             LIB.call("samebits_attention_forward", _lib.C.byref(p), sbt._t3(q), sbt._t3(k), sbt._t3(v),
                      sbt._t3(t((17, 8, 128))), t((17, 8), torch.float32).data_ptr(), None)
-        self.assertIn("cu_seqlens[num_seqs] differs from total_q", cm.exception.message)
+        self.assertIn("cu_seqlens_q[num_seqs] = 16 differs from total_q = 17", cm.exception.message)
+        # scale 0: one meaning everywhere, refused (never the default); None is the default
+        with self.assertRaises(errors.InvalidArgumentError) as cm:
+            fwd(q, k, v, [0, 17], [0, 17], True, 0.0, "nvcc", "fma-chain", None)
+        self.assertIn("samebits attention: scale = 0: an explicit scale must be finite and > 0", cm.exception.message)
+        with self.assertRaises(errors.InvalidArgumentError) as cm2:
+            sbt.attention(q, k, v, causal=True, scale=0.0)
+        self.assertEqual((type(cm2.exception), cm2.exception.message), (type(cm.exception), cm.exception.message))
+        # cu_seqlens given as a CUDA tensor: refused by name (host ints; no element-by-element copy)
+        with self.assertRaises(ValueError) as cm:
+            sbt.attention(q, k, v, causal=True, cu_seqlens=torch.tensor([0, 5, 17], dtype=torch.int32))
+        self.assertTrue(str(cm.exception).startswith("cu_seqlens: a tensor on cuda:0; cu_seqlens are host ints"),
+                        str(cm.exception))
+        self.not_built(lambda: sbt.attention(q, k, v, causal=True, cu_seqlens=torch.tensor(
+            [0, 5, 17], dtype=torch.int32, device="cpu")), "samebits_attention_forward")  # control: a CPU tensor
 
     def test_sparse_forward_and_backward(self):
         q, kv, idx = t((70, 16, 512)), t((150, 512)), t((70, 128), torch.int32)
@@ -140,18 +156,18 @@ class ReachesTheKernels(unittest.TestCase):
         # The backward: a library without CUDA has no workspace size to give (-1): said as NOT_BUILT.
         bwd = torch.library.ops["samebits::sparse_mla_bwd"]
         self.not_built(lambda: bwd(t((70, 16, 512)), q, kv, idx, sink, t((70, 16, 512)), t((70, 16), torch.float32),
-                                   0.0, "nvcc", False), "samebits_sparse_mla_backward_workspace_bytes")
+                                   None, "nvcc", False), "samebits_sparse_mla_backward_workspace_bytes")
         # ... and with a size, the C backward's whole validation.
         orig = LIB.lib.samebits_sparse_mla_backward_workspace_bytes
         LIB.lib.samebits_sparse_mla_backward_workspace_bytes = lambda p: 1 << 20
         try:
             self.not_built(lambda: bwd(t((70, 16, 512)), q, kv, idx, sink, t((70, 16, 512)),
-                                       t((70, 16), torch.float32), 0.0, "nvcc", False), "samebits_sparse_mla_backward")
+                                       t((70, 16), torch.float32), None, "nvcc", False), "samebits_sparse_mla_backward")
             # control: a misaligned dout is refused by the C validation by name
             dm = t((70, 16, 512))
             dm = torch.Tensor(dm.buf[1:], dm.dtype, dm.shape)
             with self.assertRaises(errors.InvalidArgumentError) as cm:
-                bwd(dm, q, kv, idx, sink, t((70, 16, 512)), t((70, 16), torch.float32), 0.0, "nvcc", False)
+                bwd(dm, q, kv, idx, sink, t((70, 16, 512)), t((70, 16), torch.float32), None, "nvcc", False)
             self.assertEqual(cm.exception.message, "samebits sparse-mla: dout is misaligned for its dtype")
         finally:
             LIB.lib.samebits_sparse_mla_backward_workspace_bytes = orig
@@ -161,7 +177,7 @@ class ReachesTheKernels(unittest.TestCase):
         op = torch.library.ops["samebits::sparse_mla_fwd"]
         out = tuple(x for x in (t((70, 16, 512)), t((70, 16), torch.float32), t((70, 16), torch.float32)))
         ctx = Ctx()
-        op.setup_context(ctx, (q, kv, idx, sink, 0.0, "nvcc", False), out)
+        op.setup_context(ctx, (q, kv, idx, sink, None, "nvcc", False), out)
         self.assertEqual(ctx.non_differentiable, out[1:])
         seen = {}
         bwd = torch.library.ops["samebits::sparse_mla_bwd"]
@@ -186,7 +202,7 @@ class HandOver(unittest.TestCase):
 
     def args(self):
         q, k, v = t((17, 8, 128)), t((29, 2, 128)), t((29, 2, 128))
-        return (t((17, 8, 128)), q, k, v, t((17, 8, 128)), t((17, 8), torch.float32), [0, 17], [0, 29], True, 0.0,
+        return (t((17, 8, 128)), q, k, v, t((17, 8, 128)), t((17, 8), torch.float32), [0, 17], [0, 29], True, None,
                 "nvcc")
 
     def test_accum_in_passes_the_c_validation(self):
@@ -313,7 +329,7 @@ class TensorCorePolicy(unittest.TestCase):
         for mma in ({"frac_bits": 24, "rounding": "nearest_even"}, samebits.MmaParams(group=8)):
             with self.assertRaises(errors.UnsupportedError) as cm:
                 sbt.attention(q, k, v, causal=True, policy="sm90-tensor-core", mma=mma)
-            self.assertEqual(cm.exception.function, "samebits_attention_forward")
+            self.assertEqual(cm.exception.function, "samebits_attention_check")  # asked before the op
             self.assertIn(self.GPU_REFUSAL, cm.exception.message)
             self.assertIsInstance(cm.exception, NotImplementedError)
             self.assertTrue(str(cm.exception).endswith("[SAMEBITS_UNSUPPORTED]"))
@@ -329,7 +345,7 @@ class TensorCorePolicy(unittest.TestCase):
     def test_problem_carries_policy_and_mma(self):
         q, k, v = self.qkv()
         seen = []
-        orig = LIB.lib.samebits_attention_forward
+        orig = LIB.lib.samebits_attention_check  # what samebits.torch asks first, with the call's problem
 
         def record(p, *rest):
             s = p._obj  # the samebits_attention_problem passed by reference
@@ -337,7 +353,7 @@ class TensorCorePolicy(unittest.TestCase):
             seen.append((s.policy, s.in_dtype, None if m is None else tuple(getattr(m, f) for f, _ in m._fields_)))
             return orig(p, *rest)
 
-        LIB.lib.samebits_attention_forward = record
+        LIB.lib.samebits_attention_check = record
         try:
             for policy, mma in (("sm90-tensor-core", {"frac_bits": 24, "c_join": "after_products"}),
                                 ("sm90-tensor-core", None), ("fma-chain", None)):
@@ -346,26 +362,26 @@ class TensorCorePolicy(unittest.TestCase):
                 except errors.SamebitsError:
                     pass
         finally:
-            LIB.lib.samebits_attention_forward = orig
+            LIB.lib.samebits_attention_check = orig
         self.assertEqual(seen, [(1, 1, (24, 16, 0, 1, 1, 0, 1, 0)), (1, 1, None), (0, 1, None)])
 
     def test_backward_other_parameters_refused_and_autograd_passes_the_policy(self):
         q, k, v = self.qkv()
         bwd = torch.library.ops["samebits::attention_bwd"]
-        args = (t((17, 8, 64)), q, k, v, t((17, 8, 64)), t((17, 8), torch.float32), [0, 17], [0, 17], True, 0.0,
+        args = (t((17, 8, 64)), q, k, v, t((17, 8, 64)), t((17, 8), torch.float32), [0, 17], [0, 17], True, None,
                 "nvcc")
         with self.assertRaises(errors.UnsupportedError) as cm:
             bwd(*args, "sm90-tensor-core", [24, 16, 0, 0, 0, 0, 0, 0])
         self.assertEqual(cm.exception.function, "samebits_attention_backward")
         self.assertIn(self.GPU_REFUSAL, cm.exception.message)
         self.assert_not_refused_for_policy(lambda: bwd(*args, "sm90-tensor-core", [25, 16, 0, 0, 1, 0, 1, 0]))
-        with self.assertRaises(ValueError) as cm:  # the op's own Python check of mma
+        with self.assertRaises(errors.InvalidArgumentError) as cm:  # the library's rule on mma, its message
             bwd(*args, "sm90-tensor-core", [25, 3, 0, 0, 0, 0, 0, 0])
-        self.assertIn("mma.group: 3", str(cm.exception))
+        self.assertEqual(cm.exception.message, "samebits attention: mma: group: must be in [1, k] and divide k")
         # the registered autograd formula hands policy and mma on to the backward op
         fwd = torch.library.ops["samebits::attention_fwd"]
         ctx = Ctx()
-        fwd_args = (q, k, v, [0, 17], [0, 17], True, 0.0, "cr", "sm90-tensor-core", [24, 16, 0, 0, 0, 0, 0, 0])
+        fwd_args = (q, k, v, [0, 17], [0, 17], True, None, "cr", "sm90-tensor-core", [24, 16, 0, 0, 0, 0, 0, 0])
         out = (t((17, 8, 64)), t((17, 8), torch.float32))
         fwd.setup_context(ctx, fwd_args, out)
         seen = {}
@@ -376,7 +392,7 @@ class TensorCorePolicy(unittest.TestCase):
         finally:
             bwd.fn = orig
         self.assertEqual(len(grads), len(fwd_args))  # one per forward input
-        self.assertEqual(seen["args"][6:], ([0, 17], [0, 17], True, 0.0, "cr", "sm90-tensor-core",
+        self.assertEqual(seen["args"][6:], ([0, 17], [0, 17], True, None, "cr", "sm90-tensor-core",
                                             [24, 16, 0, 0, 0, 0, 0, 0]))
 
     def test_stored_ds(self):
@@ -391,7 +407,7 @@ class TensorCorePolicy(unittest.TestCase):
             sbt.attention(q, k, v, causal=True, policy="sm90-tensor-core", stored_ds=1)
         self.assertIn("stored_ds: True or False", str(cm.exception))
         bwd = torch.library.ops["samebits::attention_bwd"]
-        args = (t((17, 8, 64)), q, k, v, t((17, 8, 64)), t((17, 8), torch.float32), [0, 17], [0, 17], True, 0.0,
+        args = (t((17, 8, 64)), q, k, v, t((17, 8, 64)), t((17, 8), torch.float32), [0, 17], [0, 17], True, None,
                 "nvcc", "sm90-tensor-core", None)
         seen = []
         orig = LIB.lib.samebits_attention_backward
@@ -410,7 +426,7 @@ class TensorCorePolicy(unittest.TestCase):
         # the autograd formula hands stored_ds on
         fwd = torch.library.ops["samebits::attention_fwd"]
         ctx = Ctx()
-        fwd_args = (q, k, v, [0, 17], [0, 17], True, 0.0, "nvcc", "sm90-tensor-core", None, True)
+        fwd_args = (q, k, v, [0, 17], [0, 17], True, None, "nvcc", "sm90-tensor-core", None, True)
         fwd.setup_context(ctx, fwd_args, (t((17, 8, 64)), t((17, 8), torch.float32)))
         got = {}
         orig_fn = bwd.fn
@@ -422,25 +438,31 @@ class TensorCorePolicy(unittest.TestCase):
         self.assertEqual(len(grads), len(fwd_args))
         self.assertEqual(got["args"][-1], True)
 
-    def test_python_refusals_first(self):
+    def test_python_names_then_the_librarys_rules(self):
         q, k, v = self.qkv()
         for kw, exc, text in [
                 (dict(policy="tc"), ValueError, "policy: 'tc' unknown"),
-                (dict(mma={"group": 4}), ValueError, "mma: only policy \"sm90-tensor-core\" reads"),
-                (dict(policy="sm90-tensor-core", mma={"frac_bits": 0}), ValueError, "mma.frac_bits: 0"),
                 (dict(policy="sm90-tensor-core", mma={"zero_sign": "negative"}), ValueError,
                  "mma.zero_sign: 'negative' unknown")]:
             with self.assertRaises(exc) as cm:
                 sbt.attention(q, k, v, causal=True, **kw)
             self.assertIn(text, str(cm.exception))
-            self.assertNotIsInstance(cm.exception, samebits.SamebitsError)
-        with self.assertRaises(TypeError) as cm:
-            sbt.attention(*self.qkv(torch.float32), causal=True, policy="sm90-tensor-core")
-        self.assertIn("q: dtype float32 is not supported by policy sm90-tensor-core", str(cm.exception))
-        q96 = (t((17, 8, 96)), t((17, 2, 96)), t((17, 2, 96)))
-        with self.assertRaises(ValueError) as cm:
-            sbt.attention(*q96, causal=True, policy="sm90-tensor-core")
-        self.assertIn("q: head dim D = 96 unsupported (64 or 128)", str(cm.exception))
+            self.assertNotIsInstance(cm.exception, samebits.SamebitsError)  # a name: Python's
+        # the rules on the values: the library's (samebits_attention_check, before the op), its class and message
+        for args, kw, exc, message in [
+                (self.qkv(), dict(mma={"group": 4}), errors.InvalidArgumentError,
+                 "mma is read only by policy sm90-tensor-core (pass null)"),
+                (self.qkv(), dict(policy="sm90-tensor-core", mma={"frac_bits": 0}), errors.InvalidArgumentError,
+                 "mma: frac_bits: must be in [1, 40]"),
+                (self.qkv(torch.float32), dict(policy="sm90-tensor-core"), errors.UnsupportedError,
+                 "in_dtype float32: policy sm90-tensor-core takes bfloat16 or float16 inputs (the tensor-core "
+                 "products take 16-bit operands)"),
+                ((t((17, 8, 96)), t((17, 2, 96)), t((17, 2, 96))), dict(policy="sm90-tensor-core"),
+                 errors.UnsupportedError, "d = 96: the head dim must be 64 or 128")]:
+            with self.assertRaises(exc) as cm:
+                sbt.attention(*args, causal=True, **kw)
+            self.assertEqual((cm.exception.message, cm.exception.function),
+                             ("samebits attention: " + message, "samebits_attention_check"))
 
     def test_op_signatures_torch_can_infer(self):
         """What torch.library.custom_op's schema inference takes (torch >= 2.4,
@@ -449,7 +471,8 @@ class TensorCorePolicy(unittest.TestCase):
         the same parameters. The stand-in torch checks none of this."""
         import inspect
         from typing import List, Optional
-        allowed = {torch.Tensor, Optional[torch.Tensor], List[int], Optional[List[int]], int, float, bool, str}
+        allowed = {torch.Tensor, Optional[torch.Tensor], List[int], Optional[List[int]], int, float, Optional[float],
+                   bool, str}
         for name in ("samebits::attention_fwd", "samebits::attention_bwd", "samebits::sparse_mla_fwd",
                      "samebits::sparse_mla_bwd"):
             op = torch.library.ops[name]

@@ -5,8 +5,8 @@ import sys
 
 import torch
 
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from sbkernels import Samebits  # noqa: E402
+sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/../../../python")
+from samebits._device import Samebits  # noqa: E402  (the C ABI through samebits._lib)
 
 
 def main():

@@ -11,7 +11,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sbkernels import Samebits, SparseMla  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from samebits._device import Samebits, SparseMla  # noqa: E402  (the C ABI through samebits._lib)
 from sparse_torch_compare import make_inputs  # noqa: E402
 
 

@@ -15,8 +15,8 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sbkernels import Samebits, SparseMla, peak_extra_mib, time_ms  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from samebits._device import Samebits, SparseMla, peak_extra_mib, time_ms  # noqa: E402  (through samebits._lib)
 
 
 def make_inputs(T, H, D, topk, pool, window, dev, seed):

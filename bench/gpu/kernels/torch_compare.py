@@ -35,11 +35,11 @@ import time
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sbkernels import Problem, Samebits, peak_extra_mib, time_ms  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from samebits._device import Problem, Samebits, peak_extra_mib, time_ms  # noqa: E402  (through samebits._lib)
 
 # --timer: "queued" (default) times the device alone, a sleep kernel queued ahead of each call;
-# "idle" also counts the host's launch of the call (sbkernels.time_ms says how).
+# "idle" also counts the host's launch of the call (samebits._device.time_ms says how).
 TIMER = {"queued": True}
 
 

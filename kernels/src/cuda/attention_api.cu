@@ -9,6 +9,7 @@
 #include <string>
 
 #include "validate/attention_validate.hpp"
+#include "validate/rules.hpp"
 #include "cuda/attention_launch.hpp"
 #include "cuda/pointer_query.hpp"
 #include "samebits/kernels/attention/api.hpp"
@@ -43,8 +44,10 @@ Status check_tc_device() {
 
 }  // namespace
 
-Status forward(const ForwardParams& p, HostSeqlens host, void* stream) {
-  if (Status s = validate::check_forward(p, host, kCuda); !s.ok()) return s;
+Status forward(const ForwardParams& checked, HostSeqlens host, void* stream) {
+  if (Status s = validate::check_forward(checked, host, kCuda); !s.ok()) return s;
+  ForwardParams p = checked;
+  p.scale = rules::resolved_scale(p.scale, p.d);  // NaN: the default (the kernels read a number)
   if (p.policy == Policy::sm90_tensor_core) {
     if (Status s = check_tc_device(); !s.ok()) return s;
     if (p.total_q == 0) return Status{};
@@ -54,8 +57,10 @@ Status forward(const ForwardParams& p, HostSeqlens host, void* stream) {
   return check_launch(cuda::launch_forward(p, static_cast<cudaStream_t>(stream)));
 }
 
-Status backward(const BackwardParams& p, HostSeqlens host, void* stream) {
-  if (Status s = validate::check_backward(p, host, kCuda); !s.ok()) return s;
+Status backward(const BackwardParams& checked, HostSeqlens host, void* stream) {
+  if (Status s = validate::check_backward(checked, host, kCuda); !s.ok()) return s;
+  BackwardParams p = checked;
+  p.scale = rules::resolved_scale(p.scale, p.d);  // NaN: the default (the kernels read a number)
   if (p.policy == Policy::sm90_tensor_core) {
     if (Status s = check_tc_device(); !s.ok()) return s;
     if (p.total_q == 0 && p.total_k == 0) return Status{};

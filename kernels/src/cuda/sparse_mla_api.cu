@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "validate/rules.hpp"
 #include "validate/sparse_mla_validate.hpp"
 #include "cuda/pointer_query.hpp"
 #include "samebits/kernels/sparse_mla/api.hpp"
@@ -39,8 +40,10 @@ Status check_indices_on_host(const ProblemParams& p, cudaStream_t stream) {
 
 }  // namespace
 
-Status forward(const ForwardParams& p, bool validate_indices, void* stream) {
-  if (Status s = validate::check_forward(p, kCuda); !s.ok()) return s;
+Status forward(const ForwardParams& checked, bool validate_indices, void* stream) {
+  if (Status s = validate::check_forward(checked, kCuda); !s.ok()) return s;
+  ForwardParams p = checked;
+  p.scale = rules::resolved_scale(p.scale, p.d);  // NaN: the default (the kernels read a number)
   const auto st = static_cast<cudaStream_t>(stream);
   if (validate_indices)
     if (Status s = check_indices_on_host(p, st); !s.ok()) return s;
@@ -49,15 +52,15 @@ Status forward(const ForwardParams& p, bool validate_indices, void* stream) {
 }
 
 std::int64_t backward_workspace_bytes(const BackwardParams& p) {
-  if (!validate::check_sizes(p).ok() || p.chunk_tokens < 0 || p.chunk_tokens % kBlock != 0) return -1;
-  const std::int64_t chunk = cuda::effective_chunk(p);
-  if (chunk > 0x7fffffff / p.topk) return -1;
-  return cuda::backward_workspace_bytes(p, chunk);
+  if (!validate::check_sizes(p).ok() || !validate::check_chunk(p).ok()) return -1;
+  return cuda::backward_workspace_bytes(p, cuda::effective_chunk(p));
 }
 
-Status backward(const BackwardParams& p, bool validate_indices, void* stream) {
-  const std::int64_t need = backward_workspace_bytes(p);  // -1: refused below, by name
-  if (Status s = validate::check_backward(p, need, kCuda); !s.ok()) return s;
+Status backward(const BackwardParams& checked, bool validate_indices, void* stream) {
+  const std::int64_t need = backward_workspace_bytes(checked);  // -1: refused below, by name
+  if (Status s = validate::check_backward(checked, need, kCuda); !s.ok()) return s;
+  BackwardParams p = checked;
+  p.scale = rules::resolved_scale(p.scale, p.d);  // NaN: the default (the kernels read a number)
   const auto st = static_cast<cudaStream_t>(stream);
   if (validate_indices)
     if (Status s = check_indices_on_host(p, st); !s.ok()) return s;

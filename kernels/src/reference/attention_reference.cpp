@@ -13,6 +13,7 @@
 #include "samebits/kernels/attention/tensor_core.hpp"
 #include "samebits/kernels/dtype.hpp"
 #include "reference_common.hpp"
+#include "validate/rules.hpp"
 
 namespace samebits::kernels::attention {
 
@@ -71,33 +72,25 @@ std::string fingerprint(const DenseProblem& p, Libm libm) {
   return fingerprint(p.policy, libm);
 }
 
+namespace {
+// The rules are the validation's (kernels/src/validate/rules.hpp), applied to the reference's problem.
+void refuse_unless(const rules::Verdict& v) {
+  if (!v.ok()) refuse(v.what);
+}
+}  // namespace
+
 void check_policy(const DenseProblem& p) {
   if (p.policy == Policy::fma_chain) return;
-  if (p.policy != Policy::sm90_tensor_core)
-    refuse("policy code " + std::to_string(static_cast<int>(p.policy)) + " unknown (0 fma-chain, 1 sm90-tensor-core)");
-  const std::string pol = "policy sm90-tensor-core: ";
-  if (!tc::dtype_supported(p.in_dtype))
-    refuse(pol + "input dtype " + dtype_name(p.in_dtype) +
-           " is not supported (bf16 or fp16 inputs only: the tensor-core products take 16-bit operands)");
-  if (!tc::head_dim_supported(p.d))
-    refuse(pol + "head dim D = " + std::to_string(p.d) + " is not supported (64 or 128)");
-  if (const char* why = mma::sm90::invalid_argument(p.mma, tc::kGroup))
-    refuse(pol + "the tensor-core model's parameters: " + why);
+  refuse_unless(rules::policy(p.policy));
+  refuse_unless(rules::input_dtype(p.in_dtype, p.policy));
+  refuse_unless(rules::head_dim(p.d));
+  refuse_unless(rules::mma(p.mma));
 }
 
 namespace {
-// nvcc-fast belongs to the sm90-tensor-core policy (attention-tc.md §23), as in check_problem.
 void check_libm(const DenseProblem& p, Libm libm) {
-  if (libm != Libm::nvcc && libm != Libm::cr && libm != Libm::nvcc_fast)
-    refuse("libm code " + std::to_string(static_cast<int>(libm)) + " unknown (0 nvcc, 1 cr, 2 nvcc-fast)");
-  if (libm == Libm::nvcc_fast && p.policy != Policy::sm90_tensor_core)
-    refuse("libm nvcc-fast is offered by the sm90-tensor-core policy only (policy " +
-           std::string(policy_long_name(p.policy)) + " takes nvcc or cr)");
-  // §25: its softmax takes the row maximum of the unscaled scores, which is the scaled scores'
-  // only for a scale that is not negative.
-  if (libm == Libm::nvcc_fast && p.scale < 0.0f)
-    refuse("libm nvcc-fast needs a scale that is not negative (its base-2 softmax takes the maximum of the "
-           "unscaled scores); scale = " + std::to_string(p.scale));
+  refuse_unless(rules::libm(libm, p.policy));
+  refuse_unless(rules::libm_scale(libm, p.scale));
 }
 }  // namespace
 

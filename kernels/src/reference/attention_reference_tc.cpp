@@ -16,6 +16,7 @@
 #include "samebits/kernels/attention/reference_tc.hpp"
 #include "samebits/kernels/dtype.hpp"
 #include "reference_common.hpp"
+#include "validate/rules.hpp"
 
 namespace samebits::kernels::attention {
 namespace {
@@ -42,17 +43,10 @@ std::vector<std::uint16_t> encode(const char* name, const float* x, std::int64_t
 }
 
 // A part that continues handed-on accumulators starts every sequence at a
-// 16-row group boundary: its first row's position Lk - Lq (§6).
+// 16-row group boundary (the validation's rule, rules.hpp).
 void check_handover_alignment(const DenseProblem& p) {
-  for (std::size_t s = 0; s + 1 < p.cu_q.size(); ++s) {
-    const std::int64_t lq = p.cu_q[s + 1] - p.cu_q[s], lk = p.cu_k[s + 1] - p.cu_k[s];
-    const std::int64_t a0 = lk - lq;
-    if (lq > 0 && ((a0 % tc::kRowGroup) + tc::kRowGroup) % tc::kRowGroup != 0)
-      refuse("handed-on dK/dV accumulators need every sequence to start at a " + std::to_string(tc::kRowGroup) +
-             "-row group boundary: sequence " + std::to_string(s) + " starts at query position Lk - Lq = " +
-             std::to_string(a0) + ", not a multiple of " + std::to_string(tc::kRowGroup) +
-             " (split queries at multiples of " + std::to_string(tc::kRowGroup) + " rows)");
-  }
+  const rules::Verdict v = rules::handover_row_groups(static_cast<int>(p.cu_q.size()) - 1, p.cu_q.data(), p.cu_k.data());
+  if (!v.ok()) throw std::invalid_argument("samebits attention reference: " + v.what);
 }
 
 tc::Reference policy_of(const DenseProblem& p) {

@@ -9,6 +9,7 @@
 #include "samebits/kernels/sparse_mla/reference_api.hpp"
 #include "reference_common.hpp"
 #include "sparse_mla_common.hpp"
+#include "validate/rules.hpp"
 
 namespace samebits::kernels::sparse_mla {
 
@@ -54,11 +55,10 @@ void core_backward(const Problem& p, const float* q, const float* kv, const floa
     for (int h = 0; h < p.heads; ++h) dsink[h] = canonical(dsink[h]);
 }
 
-// Sparse MLA computes with nvcc or cr (nvcc-fast is dense attention's sm90-tensor-core policy's).
+// Sparse MLA's policy is fma-chain: nvcc or cr (the validation's rule, rules.hpp).
 void check_libm(Libm libm) {
-  if (libm != Libm::nvcc && libm != Libm::cr)
-    throw std::invalid_argument("samebits sparse MLA reference: libm " + std::string(at::libm_name(libm)) +
-                                " is not offered (nvcc or cr)");
+  if (const rules::Verdict v = rules::libm(libm, Policy::fma_chain); !v.ok())
+    throw std::invalid_argument("samebits sparse MLA reference: " + v.what);
 }
 
 }  // namespace

@@ -20,8 +20,8 @@ import tarfile
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sbkernels import Samebits  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from samebits._device import Samebits  # noqa: E402  (the C ABI through samebits._lib)
 
 DEV = torch.device("cuda")
 D_CODES = {torch.bfloat16: ("BF16", 1), torch.float16: ("F16", 2), torch.float32: ("F32", 0),

@@ -23,8 +23,8 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sbkernels import Samebits  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from samebits._device import Samebits  # noqa: E402  (the C ABI through samebits._lib)
 
 DEV = torch.device("cuda")
 HQ, HKV, D = 32, 8, 128

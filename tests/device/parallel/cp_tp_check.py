@@ -43,9 +43,8 @@ import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels"))
 import samebits.parallel as sbp  # noqa: E402
-import sbkernels  # noqa: E402  (the device scripts' CUDA-event timer)
+from samebits import _device as sbkernels  # noqa: E402  (the device scripts' CUDA-event timer)
 import samebits.torch as sbt  # noqa: E402
 from samebits import _lib  # noqa: E402
 
@@ -90,11 +89,11 @@ def run_config(a, S, causal, env):
     cu = [0, S]
 
     def ref_fwd():
-        return sbt._attention_fwd(q, k, v, cu, cu, causal, 0.0, a.libm, "fma-chain", None)
+        return sbt._attention_fwd(q, k, v, cu, cu, causal, None, a.libm, "fma-chain", None)
 
     def ref_fwd_bwd():
         o_, l_ = ref_fwd()
-        return (o_, l_) + tuple(sbt._attention_bwd(do, q, k, v, o_, l_, cu, cu, causal, 0.0, a.libm,
+        return (o_, l_) + tuple(sbt._attention_bwd(do, q, k, v, o_, l_, cu, cu, causal, None, a.libm,
                                                                 "fma-chain", None))
 
     ref = dict(zip(NAMES, ref_fwd_bwd()))

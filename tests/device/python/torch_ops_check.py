@@ -10,8 +10,8 @@ Needs torch (>= 2.4) with a CUDA GPU and the C ABI library built with the CUDA k
 
   bitwise   samebits.torch.attention and .sparse_mla, forward (o, lse[, lse_excl]) and backward
             through torch.autograd.grad (dq, dk, dv / dq, dkv, d_sink), against
-            (a) the C ABI called directly through tests/device/kernels/sbkernels.py (an independent
-                ctypes binding: the C++ host API path), and
+            (a) the C ABI called directly through samebits._device (samebits._lib's binding, which
+                tests/python/test_lib.py checks against c_api.h: the C++ host API path), and
             (b) the CPU reference (samebits.reference, the C ABI's reference entry points) on the
                 inputs widened exactly, its outputs rounded to the kernels' output dtype;
             every count must be 0, and each comparison has a negative control (one flipped bit in a
@@ -45,11 +45,10 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "device", "kernels"))
 import samebits  # noqa: E402
 import samebits.torch as sbt  # noqa: E402
 from samebits import reference as R  # noqa: E402
-from sbkernels import BF16, Samebits, SparseMla  # noqa: E402
+from samebits._device import BF16, Samebits, SparseMla  # noqa: E402  (the C ABI called directly)
 
 DEV = torch.device("cuda")
 TOL_BF16, TOL_F32 = 1e-2, 1e-5
@@ -172,7 +171,7 @@ def attention_case(run, sb, name, cu_q, cu_k, hq, hkv, d, causal, libm, dtype, g
     torch.cuda.synchronize()
     ours = {"o": o.detach(), "lse": lse.detach(), "dq": dq, "dk": dk, "dv": dv}
     info["op_seconds"] = time.time() - t0
-    # The C ABI called directly (sbkernels: the device scripts' own binding).
+    # The C ABI called directly (samebits._device: the raw calls, not samebits.torch's layer).
     p = sb.problem(tq, hq, hkv, d, libm, DEV, causal, list(cu_q), list(cu_k), dtype=CODES[dtype])
     p.policy = 1 if policy == "sm90-tensor-core" else 0
     o2, lse2 = torch.empty_like(q), torch.empty(tq, hq, device=DEV)
@@ -286,22 +285,22 @@ def opchecks(run, g):
     from torch.library import opcheck
     S, hq, hkv, d = 70, 4, 2, 64
     q, k, v, do = (randn(s, torch.bfloat16, g) for s in ((S, hq, d), (S, hkv, d), (S, hkv, d), (S, hq, d)))
-    o, lse = torch.ops.samebits.attention_fwd(q, k, v, [0, S], [0, S], True, 0.0, "nvcc", "fma-chain", None)
+    o, lse = torch.ops.samebits.attention_fwd(q, k, v, [0, S], [0, S], True, None, "nvcc", "fma-chain", None)
     qs, kvs, dos, sink, idx = sparse_inputs(70, 16, 512, 128, 64, 32, g)
-    os_, ls, _ = torch.ops.samebits.sparse_mla_fwd(qs, kvs, idx, sink, 0.0, "nvcc", False)
+    os_, ls, _ = torch.ops.samebits.sparse_mla_fwd(qs, kvs, idx, sink, None, "nvcc", False)
     cases = [
         ("samebits::attention_fwd", torch.ops.samebits.attention_fwd.default,
          (q.clone().requires_grad_(), k.clone().requires_grad_(), v.clone().requires_grad_(), [0, 30, S], [0, 30, S],
-          True, 0.0, "nvcc", "fma-chain", None)),
+          True, None, "nvcc", "fma-chain", None)),
         ("samebits::attention_bwd", torch.ops.samebits.attention_bwd.default,
-         (do, q, k, v, o, lse, [0, S], [0, S], True, 0.0, "nvcc", "fma-chain", None)),
+         (do, q, k, v, o, lse, [0, S], [0, S], True, None, "nvcc", "fma-chain", None)),
         ("samebits::sparse_mla_fwd", torch.ops.samebits.sparse_mla_fwd.default,
-         (qs.clone().requires_grad_(), kvs.clone().requires_grad_(), idx, sink.clone().requires_grad_(), 0.0, "cr",
+         (qs.clone().requires_grad_(), kvs.clone().requires_grad_(), idx, sink.clone().requires_grad_(), None, "cr",
           False)),
         ("samebits::sparse_mla_fwd (no sink, host index check)", torch.ops.samebits.sparse_mla_fwd.default,
-         (qs.clone().requires_grad_(), kvs.clone().requires_grad_(), idx, None, 0.0, "nvcc", True)),
+         (qs.clone().requires_grad_(), kvs.clone().requires_grad_(), idx, None, None, "nvcc", True)),
         ("samebits::sparse_mla_bwd", torch.ops.samebits.sparse_mla_bwd.default,
-         (dos, qs, kvs, idx, sink, os_, ls, 0.0, "nvcc", False)),
+         (dos, qs, kvs, idx, sink, os_, ls, None, "nvcc", False)),
     ]
     for name, op, args in cases:
         try:

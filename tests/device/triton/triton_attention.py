@@ -27,7 +27,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kernels"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
-from sbkernels import Samebits, SparseMla, time_ms  # noqa: E402
+from samebits._device import Samebits, SparseMla, time_ms  # noqa: E402  (the C ABI through samebits._lib)
 from sparse_torch_compare import make_inputs  # noqa: E402
 
 from samebits.triton.kernels import attention_backward, attention_forward, sparse_mla_forward  # noqa: E402

@@ -7,17 +7,30 @@
  *  - Every function returns a status code (SAMEBITS_OK = 0); on failure,
  *    samebits_last_error() returns the message of the last failing call on
  *    the calling thread (it names the argument). A call that fails launched
- *    nothing and wrote nothing.
+ *    nothing and wrote nothing. The rules are the C++ host API's, checked by
+ *    its one validation (kernels/src/validate/); samebits_attention_check and
+ *    samebits_sparse_mla_check answer for a problem without launching, with
+ *    the same message a call would give.
  *  - Tensors [rows, heads, D] are given as a data pointer plus row and head
  *    strides in ELEMENTS; the last dimension must be contiguous.
  *  - cu_seqlens are given twice: the device arrays the kernels read, and host
  *    copies that the validation reads (no device-to-host copy on the hot path,
  *    so a call can be captured in a CUDA graph).
+ *  - Outputs do not overlap: the bytes from an output's first to its last
+ *    element (pointer, strides, shape) share none with an input's or another
+ *    output's, else SAMEBITS_INVALID_ARGUMENT naming both ("o overlaps q").
+ *    The backward's accum_k_in / accum_v_in may be exactly its workspace's
+ *    accum_k / accum_v (in place).
+ *  - scale: NaN (SAMEBITS_DEFAULT_SCALE) is "not given": the binary32 nearest
+ *    1/sqrt(d). A given scale is finite and > 0; 0, infinities and negative
+ *    values are refused (SAMEBITS_INVALID_ARGUMENT naming scale), 0 is never
+ *    read as the default.
  *  - Codes below are stable: never renumbered.
  */
 #ifndef SAMEBITS_KERNELS_C_API_H
 #define SAMEBITS_KERNELS_C_API_H
 
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -25,8 +38,14 @@ extern "C" {
 #endif
 
 /* Version 2: samebits_attention_problem gained `policy` and `mma` (appended),
- * and samebits_attention_problem_fingerprint was added. */
-#define SAMEBITS_C_ABI_VERSION 2
+ * and samebits_attention_problem_fingerprint was added. Version 3: scale 0 is
+ * refused (the default is NaN, SAMEBITS_DEFAULT_SCALE); overlapping outputs are
+ * refused; samebits_attention_check, samebits_sparse_mla_check and
+ * samebits_code_name were added. */
+#define SAMEBITS_C_ABI_VERSION 3
+
+/* The scale that means "not given": the binary32 nearest 1/sqrt(d). */
+#define SAMEBITS_DEFAULT_SCALE NAN
 
 enum samebits_status {
   SAMEBITS_OK = 0,
@@ -46,6 +65,15 @@ enum samebits_libm { SAMEBITS_LIBM_NVCC = 0, SAMEBITS_LIBM_CR = 1, SAMEBITS_LIBM
  * product through the tensor-core model; bf16/fp16 inputs; CPU reference only
  * for now: the GPU entry points refuse it). */
 enum samebits_policy { SAMEBITS_POLICY_FMA_CHAIN = 0, SAMEBITS_POLICY_SM90_TENSOR_CORE = 1 };
+/* The code tables samebits_code_name reads. The enums above restate the C++
+ * ones (contract.hpp, dtype.hpp, api.hpp; static_asserts in kernels/src/capi/),
+ * and a binding reads the names from the library rather than restating them. */
+enum samebits_code_kind {
+  SAMEBITS_CODE_STATUS = 0, /* "ok", "invalid_argument", "unsupported", "cuda_error", "not_built" */
+  SAMEBITS_CODE_DTYPE = 1,  /* "float32", "bfloat16", "float16" */
+  SAMEBITS_CODE_LIBM = 2,   /* "nvcc", "cr", "nvcc-fast" */
+  SAMEBITS_CODE_POLICY = 3  /* "fma-chain", "sm90-tensor-core" */
+};
 
 /* The tensor-core model's parameters (samebits::mma::sm90::Params,
  * docs/kernels/mma.md §2), codes as that header's enums. The alignment
@@ -74,7 +102,7 @@ typedef struct samebits_attention_problem {
   int64_t total_q, total_k;
   int32_t hq, hkv, d;
   int32_t causal;        /* 0 or 1, bottom-right aligned */
-  float scale;           /* 0: the default, binary32 nearest 1/sqrt(d) */
+  float scale;           /* NaN (SAMEBITS_DEFAULT_SCALE): binary32 nearest 1/sqrt(d); else finite, > 0 */
   int32_t in_dtype;      /* q, k, v, dO */
   int32_t o_dtype;       /* o: in_dtype or SAMEBITS_F32 */
   int32_t grad_dtype;    /* dq, dk, dv: in_dtype or SAMEBITS_F32 */
@@ -92,6 +120,10 @@ int32_t samebits_c_abi_version(void);
 const char* samebits_last_error(void);
 /* 1 when the GPU kernels are compiled into this library. */
 int32_t samebits_has_cuda_kernels(void);
+/* The name of a code of a samebits_code_kind (a static string), or NULL for a
+ * code not in use: what a binding reads at load time instead of restating the
+ * enums. */
+const char* samebits_code_name(int32_t kind, int32_t code);
 
 /* "samebits-attention/1 policy=fma-chain/1 B=64 libm=nvcc": written into buf
  * (NUL-terminated); returns SAMEBITS_INVALID_ARGUMENT if len is too small. */
@@ -110,6 +142,15 @@ int32_t samebits_attention_problem_fingerprint(const samebits_attention_problem*
  * (tc::kHardwareParams, the header's defaults); anything else SAMEBITS_UNSUPPORTED. */
 int32_t samebits_attention_forward(const samebits_attention_problem* p, samebits_tensor3 q, samebits_tensor3 k,
                                    samebits_tensor3 v, samebits_tensor3 o, float* lse, void* stream);
+
+/* The problem as samebits_attention_forward (backward 0) or
+ * samebits_attention_backward (backward 1) checks it, without tensors and
+ * without launching: the codes, policy and libm, scale, dtypes (o_dtype;
+ * grad_dtype for the backward), d, hq and hkv, num_seqs, the host cu_seqlens,
+ * max_seqlen, mma. The device cu_seqlens are not read. SAMEBITS_OK, or the
+ * status and message the call would give for these fields (what remains for
+ * the call: the tensors, the workspace). */
+int32_t samebits_attention_check(const samebits_attention_problem* p, int32_t backward);
 
 /* Bytes of workspace the backward needs:
  * [delta | accum_k | accum_v | dq_accum | dq_flags]: fp32 delta [total_q, hq],
@@ -171,11 +212,12 @@ int32_t samebits_attention_reference_backward_handover(const samebits_attention_
  * q, o, dO, dq [tokens, heads, d] as samebits_tensor3; kv, dkv [num_kv, d]
  * (a pointer and a row stride in elements); indices [tokens, topk] int32
  * (row stride in elements), -1 = hole; lse, lse_excl [tokens, heads] fp32;
- * sink, dsink [heads] fp32. */
+ * sink, dsink [heads] fp32. heads 1 .. 1048560, tokens 0 .. 2^31 - 1, num_kv
+ * 0 .. 2^31 - 2 (any, more or fewer rows than tokens), topk 1 .. 2^24. */
 typedef struct samebits_sparse_mla_problem {
   int64_t tokens, num_kv;
   int32_t heads, d, topk; /* d: 512 (128: the dense-equality instantiation) */
-  float scale;            /* 0: the default, binary32 nearest 1/sqrt(d) */
+  float scale;            /* NaN (SAMEBITS_DEFAULT_SCALE): binary32 nearest 1/sqrt(d); else finite, > 0 */
   int32_t in_dtype;       /* SAMEBITS_BF16 or SAMEBITS_F32 */
   int32_t o_dtype;        /* in_dtype or SAMEBITS_F32 */
   int32_t grad_dtype;     /* dq, dkv: in_dtype or SAMEBITS_F32 */
@@ -190,6 +232,11 @@ typedef struct samebits_sparse_mla_problem {
 
 /* "samebits-sparse-mla/1 policy=fma-chain/1 B=64 libm=nvcc". */
 int32_t samebits_sparse_mla_fingerprint(int32_t libm, char* buf, int64_t len);
+/* The problem as samebits_sparse_mla_forward (backward 0) or _backward
+ * (backward 1) checks it, without tensors and without launching: libm,
+ * dtypes, d, the sizes, scale, validate_indices (and chunk_tokens for the
+ * backward). SAMEBITS_OK, or the status and message the call would give. */
+int32_t samebits_sparse_mla_check(const samebits_sparse_mla_problem* p, int32_t backward);
 /* o in o_dtype; lse sink-inclusive; lse_excl (may be null) sink-exclusive. */
 int32_t samebits_sparse_mla_forward(const samebits_sparse_mla_problem* p, samebits_tensor3 q, const void* kv,
                                     int64_t kv_row_stride, samebits_tensor3 o, float* lse, float* lse_excl,

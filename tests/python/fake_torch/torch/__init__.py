@@ -74,6 +74,11 @@ class Tensor:
             n *= s
         return n
 
+    def tolist(self):  # contiguous tensors
+        assert self.is_contiguous()
+        n = self.numel()
+        return self.buf.view(self.dtype.np)[self.offset:self.offset + n].reshape(self.shape).tolist()
+
     def is_contiguous(self):
         return self._strides == _contiguous(self.shape)
 

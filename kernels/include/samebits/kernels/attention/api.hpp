@@ -9,7 +9,9 @@
 // unless empty, aligned to its dtype, device memory, strides positive with
 // the (row, head) spans of D elements nested without overlap (the smaller
 // stride inner), its largest element offset <= INT64_MAX / 4 and its end
-// inside the address space.
+// inside the address space; no output sharing a byte with an input or another
+// output; scale NaN (the default, params.hpp) or finite and > 0. Each rule is
+// written once (kernels/src/validate/rules.hpp).
 // Launches are asynchronous on `stream` (a cudaStream_t, or null for the
 // default stream); a launch failure is reported as cuda_error.
 #pragma once

@@ -53,6 +53,9 @@ inline constexpr const char* policy_long_name(Policy p) {
   return p == Policy::fma_chain ? "fma-chain" : p == Policy::sm90_tensor_core ? "sm90-tensor-core" : "unknown";
 }
 
+// The scale that means "not given" (params.hpp, c_api.h's SAMEBITS_DEFAULT_SCALE):
+// a quiet NaN, replaced by default_scale(d) before a launch.
+inline constexpr float kDefaultScale = fp::from_bits(0x7fc00000u);
 // Default scale: the binary32 nearest to 1/sqrt(D) (§3). Written as bits so
 // that no compiler or libm rounds it.
 inline constexpr bool default_scale_known(int d) { return d == 64 || d == 128 || d == 256 || d == 512; }

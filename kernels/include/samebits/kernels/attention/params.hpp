@@ -35,7 +35,10 @@ struct ProblemParams {
   std::int64_t total_k = 0;  // cu_seqlens_k[num_seqs]
   int hq = 0, hkv = 0, d = 0;
   bool causal = false;
-  float scale = 0.0f;  // binary32; default_scale(d) unless the caller chooses
+  // binary32: a finite value > 0, or NaN (kDefaultScale, the default) for
+  // default_scale(d), which the host API puts here before launching; 0 is
+  // refused, never read as the default (kernels/src/validate/rules.hpp).
+  float scale = kDefaultScale;
   DType in_dtype = DType::bf16;  // q, k, v (and dO, o in the backward)
   Libm libm = Libm::nvcc;
   // The arithmetic policy (attention.md §7). fma-chain: every kernel;

@@ -23,7 +23,7 @@ struct ProblemParams {
   std::int64_t tokens = 0;
   std::int64_t num_kv = 0;
   int heads = 0, d = 0, topk = 0;
-  float scale = 0.0f;
+  float scale = attention::kDefaultScale;  // NaN: the default (attention/params.hpp); else finite, > 0
   DType in_dtype = DType::bf16;  // q, kv (and dO, o in the backward)
   Libm libm = Libm::nvcc;
   const std::int32_t* indices = nullptr;
