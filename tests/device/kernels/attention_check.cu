@@ -436,7 +436,7 @@ void bench_backward_parts(Problem& pr, FILE* jsonl) {
                  static_cast<long long>(p.total_q), t_clear, t_delta, t_main, t_fold, t_dq);
 }
 
-void bench(const Options& opt, FILE* jsonl) {
+void bench(const Options& /*opt*/, FILE* jsonl) {
   std::printf("# bench: Qwen3-8B attention (hq=32, hkv=8, D=128, bf16, causal), median of 20 after 3 warm-ups\n");
   std::printf("# %-5s %-5s %-6s %10s %10s %10s %10s %10s\n", "libm", "tile", "S", "fwd_ms", "fwd_TF/s", "bwd_ms",
               "bwd_TF/s", "f+b_ms");

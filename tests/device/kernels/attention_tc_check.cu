@@ -156,6 +156,10 @@ __global__ void __launch_bounds__(128) layout_kernel(const std::uint16_t* q, con
   }
 }
 
+// The kernel's reading of the N-major V descriptor's byte offsets (leading = the panel, stride =
+// the 8-row atom: fwd_kernel.cuh's kVLead / kVStride): readings[0] below.
+constexpr int kKernelVReading = 0;
+
 template <int D, sm90::Format F>
 bool layout_case(const char* fmt_name) {
   std::mt19937_64 rng(7 + D);
@@ -196,7 +200,7 @@ bool layout_case(const char* fmt_name) {
   // Only the kernel's reading runs here: the other one's byte offsets reach past the tile (an
   // illegal access on the H100, 2026-12-06); the emulated test shows that the kernel's source
   // would notice the other reading (tests/kernels/test_attention_tc_emulated.cpp).
-  for (int rd = SAMEBITS_TC_V_STRIDES_SWAPPED; rd == SAMEBITS_TC_V_STRIDES_SWAPPED; ++rd) {
+  for (int rd = kKernelVReading; rd == kKernelVReading; ++rd) {
     ds.poison();
     dout.poison();
     layout_kernel<D, F><<<1, 128, bytes>>>(dq.as<std::uint16_t>(), dk.as<std::uint16_t>(), dv.as<std::uint16_t>(),
@@ -209,8 +213,7 @@ bool layout_case(const char* fmt_name) {
     long s_bad = 0, o_bad = 0;
     for (std::size_t i = 0; i < s.size(); ++i) s_bad += s[i] != static_cast<float>(s_want[i]);
     for (std::size_t i = 0; i < o.size(); ++i) o_bad += o[i] != static_cast<float>(o_want[i]);
-    // The kernel's reading (SAMEBITS_TC_V_STRIDES_SWAPPED = 0) is rd = 0.
-    const bool kernel_reading = rd == SAMEBITS_TC_V_STRIDES_SWAPPED;
+    const bool kernel_reading = rd == kKernelVReading;
     if (kernel_reading) pass = pass && s_bad == 0 && o_bad == 0;
     char line[512];
     std::snprintf(line, sizeof line,
@@ -988,7 +991,7 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("{\"fingerprint_nvcc\":\"%s\",\"kernel_v_reading\":%d}\n",
-              sa::tc::fingerprint(sa::Libm::nvcc, sa::tc::kHardwareParams).c_str(), SAMEBITS_TC_V_STRIDES_SWAPPED);
+              sa::tc::fingerprint(sa::Libm::nvcc, sa::tc::kHardwareParams).c_str(), kKernelVReading);
   bool pass = true;
   int failed = 0, total = 0;
   if (opt.has("layout")) {

@@ -237,9 +237,11 @@ def main():
         for p in problems:
             print('FAIL:', p)
             fail = 1
+        lib_entries = 0
         for member, ptx, cubins in found:
             n, bad = violations(open(ptx).read())
             total += n
+            lib_entries += n
             fr = {}
             for c in cubins:
                 fr.update(frames(c))
@@ -254,9 +256,12 @@ def main():
             for f, v in sorted(framed.items()):
                 if f not in unknown:
                     print(f'   NOTE (known, tc kernels) {f[:140]}: {v} bytes stack frame')
-            if not cubins:
+            if n and not cubins:
                 print(f'   FAIL no cubin kept beside {ptx}')
-            fail |= bool(bad) or bool(unknown) or not cubins or n == 0
+            fail |= bool(bad) or bool(unknown) or (n > 0 and not cubins)
+        if not lib_entries:
+            print(f'FAIL: {os.path.basename(lib)}: no kernel entries at all')
+            fail = 1
     for ptx in a.fast_math:
         n, bad = violations(open(ptx).read(), fast_math=True)
         total += n

@@ -5,6 +5,8 @@ list the inlined functions' names).
 
     compare_ptx.py OLD.ptx NEW.ptx [OLD2.ptx NEW2.ptx ...]     file against file
     compare_ptx.py --entries OLD_DIR NEW_DIR [--rename OLD=NEW ...]
+    compare_ptx.py --entries OLD_BUILD/kernels NEW_BUILD/kernels     two Meson builds (-Dcuda=enabled):
+        the PTX the kernels libraries' compiles kept (kernels/keep-cuda, kernels/keep-tc)
 
 --entries compares kernel by kernel across two sets of PTX files (every *.ptx under each folder),
 so that a change which moves kernels between translation units (the instantiations split) is

@@ -90,6 +90,7 @@ std::vector<std::int32_t> make_indices(const Point& pt, std::mt19937_64& rng) {
 }
 
 struct Result {
+  Result(std::string s, std::string n) : section(std::move(s)), name(std::move(n)) {}
   std::string section, name;
   std::int64_t mismatches = 0;
   bool controls = true, pass = true;
