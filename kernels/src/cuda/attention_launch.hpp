@@ -5,7 +5,7 @@
 // Each launcher (attention_launch_*.cu, sm90/attention_tc/launch_*.cu) switches
 // on the head dim and libm to a unit declared here, defined in its .cuh and
 // instantiated once per (head dim, libm) in a translation unit of its own
-// (kernels/meson.build generates them): the units compile in parallel.
+// (kernels/src/instantiations/ generates them): the units compile in parallel.
 #pragma once
 
 #include <cuda_runtime.h>

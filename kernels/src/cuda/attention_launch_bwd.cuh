@@ -1,7 +1,7 @@
 // kernels/src/cuda/attention_launch_bwd.cuh — the fma-chain backward's unit
 // (attention_launch.hpp), for one head dim and libm: the main kernel, one
 // block per (key block, head, sequence), the block's work its ticket's.
-// Included by its instantiation units only (kernels/meson.build).
+// Included by its instantiation units only (kernels/src/instantiations/).
 #pragma once
 
 #include "cuda/attention_launch.hpp"

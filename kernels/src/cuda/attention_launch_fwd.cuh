@@ -1,7 +1,7 @@
 // kernels/src/cuda/attention_launch_fwd.cuh — the fma-chain forward's unit
 // (attention_launch.hpp), for one head dim and libm: grid (query tiles of the
 // longest sequence, hq, num_seqs); blocks past their sequence's end return at
-// once. Included by its instantiation units only (kernels/meson.build).
+// once. Included by its instantiation units only (kernels/src/instantiations/).
 #pragma once
 
 #include "cuda/attention_launch.hpp"

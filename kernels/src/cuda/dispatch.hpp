@@ -15,8 +15,9 @@
 //
 // The instantiations are split across translation units at (head dim, libm): a launcher's unit
 // (a class template Unit<D, L> with a static launch) is declared in its header and defined in a
-// .cuh that only the generated instantiation units include (kernels/meson.build,
-// src/cuda/instantiations/unit.cu.in). Host-side C++20: no kernel is declared here.
+// .cuh that only the generated instantiation units include (kernels/src/instantiations/:
+// meson.build writes one unit.cu.in per (unit, head dim, libm)). Host-side C++20: no kernel is
+// declared here.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -74,19 +75,19 @@ struct Space {
 
 // ---- the switches: f.template operator()<X>() for the listed X equal to v ---------------------
 template <int... Ds, class F>
-cudaError_t head_dim(HeadDims<Ds...>, int d, F&& f) {
+constexpr cudaError_t head_dim(HeadDims<Ds...>, int d, F&& f) {
   cudaError_t r = kUnsupported;
   (void)((d == Ds && (r = f.template operator()<Ds>(), true)) || ...);
   return r;
 }
 template <Libm... Ls, class F>
-cudaError_t libm(Libms<Ls...>, Libm l, F&& f) {
+constexpr cudaError_t libm(Libms<Ls...>, Libm l, F&& f) {
   cudaError_t r = kUnsupported;
   (void)((l == Ls && (r = f.template operator()<libm_t<Ls>>(), true)) || ...);
   return r;
 }
 template <DType... Ts, class F>
-cudaError_t dtype(DTypes<Ts...>, DType t, F&& f) {
+constexpr cudaError_t dtype(DTypes<Ts...>, DType t, F&& f) {
   cudaError_t r = kUnsupported;
   (void)((t == Ts && (r = f.template operator()<Ts>(), true)) || ...);
   return r;
@@ -95,31 +96,62 @@ cudaError_t dtype(DTypes<Ts...>, DType t, F&& f) {
 // ---- composed -----------------------------------------------------------------------------
 // The split point: f.template operator()<D, L>() for p.d and p.libm.
 template <class S, class P, class F>
-cudaError_t head_dim_and_libm(const P& p, F&& f) {
+constexpr cudaError_t head_dim_and_libm(const P& p, F&& f) {
   return head_dim(typename S::head_dims{}, p.d, [&]<int D>() {
     return libm(typename S::libms{}, p.libm, [&]<class L>() { return f.template operator()<D, L>(); });
   });
 }
 // An output or gradient: the input's dtype, or float32 on request.
 template <DType In, class F>
-cudaError_t out_dtype(DType t, F&& f) {
+constexpr cudaError_t out_dtype(DType t, F&& f) {
   return dtype(DTypes<In, DType::f32>{}, t, static_cast<F&&>(f));
 }
 // A forward's element types: f.template operator()<In, Out>() for p.in_dtype and p.o_dtype.
 template <class S, class P, class F>
-cudaError_t forward_dtypes(const P& p, F&& f) {
+constexpr cudaError_t forward_dtypes(const P& p, F&& f) {
   return dtype(typename S::in_dtypes{}, p.in_dtype, [&]<DType In>() {
     return out_dtype<In>(p.o_dtype, [&]<DType Out>() { return f.template operator()<In, Out>(); });
   });
 }
 // A backward's: f.template operator()<In, OutO, Grad>() for p.in_dtype, p.o_dtype and p.grad_dtype.
 template <class S, class P, class F>
-cudaError_t backward_dtypes(const P& p, F&& f) {
+constexpr cudaError_t backward_dtypes(const P& p, F&& f) {
   return dtype(typename S::in_dtypes{}, p.in_dtype, [&]<DType In>() {
     return out_dtype<In>(p.o_dtype, [&]<DType OutO>() {
       return out_dtype<In>(p.grad_dtype, [&]<DType Grad>() { return f.template operator()<In, OutO, Grad>(); });
     });
   });
 }
+
+// ---- the facility checks itself where it is compiled ---------------------------------------
+namespace self_check {
+struct P {
+  int d;
+  Libm libm;
+  DType in_dtype, o_dtype, grad_dtype;
+};
+using S = Space<HeadDims<64, 128>, Libms<Libm::cr, Libm::nvcc>, DTypes<DType::bf16, DType::f32>>;
+// The code of the combination f was called for, or -1 when it was not called.
+constexpr int backward(P p) {
+  int got = -1;
+  const cudaError_t e = head_dim_and_libm<S>(p, [&]<int D, class L>() {
+    return backward_dtypes<S>(p, [&]<DType In, DType OutO, DType Grad>() {
+      got = D * 1000 + (std::is_same_v<L, libm_t<Libm::cr>> ? 100 : 0) + static_cast<int>(In) * 10 +
+            static_cast<int>(OutO) * 3 + static_cast<int>(Grad);
+      return cudaSuccess;
+    });
+  });
+  return e == cudaSuccess ? got : e == kUnsupported && got == -1 ? -1 : -2;
+}
+static_assert(backward({128, Libm::cr, DType::bf16, DType::f32, DType::bf16}) == 128111);
+static_assert(backward({64, Libm::nvcc, DType::f32, DType::f32, DType::f32}) == 64000);
+static_assert(backward({96, Libm::nvcc, DType::bf16, DType::bf16, DType::bf16}) == -1);          // head dim
+static_assert(backward({64, Libm::nvcc_fast, DType::bf16, DType::bf16, DType::bf16}) == -1);     // libm
+static_assert(backward({64, Libm::nvcc, DType::f16, DType::f16, DType::f16}) == -1);             // input
+static_assert(backward({64, Libm::nvcc, DType::f32, DType::bf16, DType::f32}) == -1);            // o
+static_assert(backward({64, Libm::nvcc, DType::bf16, DType::bf16, static_cast<DType>(7)}) == -1);  // gradient
+static_assert(S::contains<64, libm_t<Libm::cr>>() && !S::contains<64, libm_t<Libm::nvcc_fast>>() &&
+              !S::contains<96, libm_t<Libm::cr>>() && S::kUnits == 4);
+}  // namespace self_check
 
 }  // namespace samebits::kernels::dispatch

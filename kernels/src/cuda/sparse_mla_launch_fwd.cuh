@@ -4,7 +4,7 @@
 // head groups of 64); otherwise the 32-head kernel (tokens x head groups of
 // 32). Both compute the same operations in the same order: the bits do not
 // depend on the choice. Included by its instantiation units only
-// (kernels/meson.build).
+// (kernels/src/instantiations/).
 #pragma once
 
 #include <cstdint>

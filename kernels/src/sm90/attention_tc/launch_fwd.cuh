@@ -3,11 +3,12 @@
 // grid (position tiles of the longest sequence + 1, hq, num_seqs); a sequence
 // whose first row is not at a multiple of 128 positions spans one tile more
 // than its rows fill. Included by its instantiation units only
-// (kernels/meson.build), compiled for sm_90a.
+// (kernels/src/instantiations/), compiled for sm_90a.
 #pragma once
 
 #include "sm90/attention_tc/fwd_kernel.cuh"
 #include "sm90/attention_tc/launch.hpp"
+#include "sm90/attention_tc/tensor_maps.hpp"
 
 namespace samebits::kernels::attention::cuda {
 
