@@ -20,7 +20,7 @@ Where the library is looked for (the first that exists is loaded):
   3. when the package is used from a checkout of the repository
      (python/samebits/ with kernels/include/samebits/kernels/c_api.h two levels
      up): the repository's build folders, in this order:
-       build-device/libsamebits_kernels.so   (tests/device/kernels/build.sh, CUDA)
+       build-device/kernels/libsamebits_kernels.so   (the GPU machine's Meson build, -Ddevice_only=true)
        build-cuda/kernels/libsamebits_kernels.so
        build/kernels/libsamebits_kernels.so  (README's `meson setup build`)
        build-ci/kernels/libsamebits_kernels.so (.ci/run)
@@ -160,7 +160,7 @@ def candidates():
            ("next to the package", os.path.join(here, LIB_NAME))]
     repo = os.path.dirname(os.path.dirname(here))
     if os.path.isfile(os.path.join(repo, "kernels", "include", "samebits", "kernels", "c_api.h")):
-        for rel in ("build-device", "build-cuda/kernels", "build/kernels", "build-ci/kernels"):
+        for rel in ("build-device/kernels", "build-cuda/kernels", "build/kernels", "build-ci/kernels"):
             out.append(("repository build folder", os.path.join(repo, rel, LIB_NAME)))
     out.append(("system loader", LIB_NAME))
     return out

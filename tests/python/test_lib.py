@@ -250,7 +250,7 @@ class Loader(unittest.TestCase):
         finally:
             os.environ["SAMEBITS_KERNELS_LIB"] = saved
         rels = [os.path.relpath(p, common.ROOT) for how, p in c if how == "repository build folder"]
-        self.assertEqual(rels, ["build-device/libsamebits_kernels.so", "build-cuda/kernels/libsamebits_kernels.so",
+        self.assertEqual(rels, ["build-device/kernels/libsamebits_kernels.so", "build-cuda/kernels/libsamebits_kernels.so",
                                 "build/kernels/libsamebits_kernels.so", "build-ci/kernels/libsamebits_kernels.so"])
         self.assertEqual([h for h, _ in c][:2], ["next to the package"] * 2)
         self.assertEqual(c[-1], ("system loader", "libsamebits_kernels.so"))
