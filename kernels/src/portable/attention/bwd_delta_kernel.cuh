@@ -11,7 +11,11 @@
 // tensor-core backward, for 64 MB; words: 39 us. attention-tc.md §26.)
 #pragma once
 
-#include "portable/common/attention_common.cuh"
+#include "portable/common/rounded_ops.cuh"
+#include "portable/common/tile_config.cuh"
+#include "portable/common/tile_io.cuh"
+#include "samebits/kernels/attention/params.hpp"
+#include "samebits/kernels/dtype.hpp"
 
 namespace samebits::kernels::attention::cuda {
 

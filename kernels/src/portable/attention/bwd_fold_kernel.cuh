@@ -6,7 +6,10 @@
 // written zero_canonical(...) — +0 for either zero — before the rounding.
 #pragma once
 
-#include "portable/common/attention_common.cuh"
+#include "portable/common/rounded_ops.cuh"
+#include "portable/common/tile_config.cuh"
+#include "samebits/kernels/attention/params.hpp"
+#include "samebits/kernels/dtype.hpp"
 
 namespace samebits::kernels::attention::cuda {
 
