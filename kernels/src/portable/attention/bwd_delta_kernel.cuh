@@ -11,11 +11,7 @@
 // tensor-core backward, for 64 MB; words: 39 us. attention-tc.md §26.)
 #pragma once
 
-#include "portable/common/rounded_ops.cuh"
-#include "portable/common/tile_config.cuh"
-#include "portable/common/tile_io.cuh"
-#include "samebits/kernels/attention/params.hpp"
-#include "samebits/kernels/dtype.hpp"
+#include "portable/common/attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

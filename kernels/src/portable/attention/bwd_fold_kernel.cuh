@@ -6,10 +6,7 @@
 // written zero_canonical(...) — +0 for either zero — before the rounding.
 #pragma once
 
-#include "portable/common/rounded_ops.cuh"
-#include "portable/common/tile_config.cuh"
-#include "samebits/kernels/attention/params.hpp"
-#include "samebits/kernels/dtype.hpp"
+#include "portable/common/attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 

@@ -25,18 +25,7 @@
 // whose list reaches its keys.
 #pragma once
 
-#include "portable/common/libm_policy.cuh"
-#include "portable/common/rounded_ops.cuh"
-#include "portable/common/score_tile.cuh"
-#include "portable/common/sequence.cuh"
-#include "portable/common/softmax.cuh"
-#include "portable/common/tile_config.cuh"
-#include "portable/common/tile_io.cuh"
-#include "portable/common/value_fold.cuh"
-#include "samebits/gpu/memory.hpp"
-#include "samebits/gpu/thread.hpp"
-#include "samebits/kernels/attention/params.hpp"
-#include "samebits/kernels/dtype.hpp"
+#include "portable/common/attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 
@@ -65,174 +54,11 @@ SAMEBITS_DEVICE_FUNC int* dq_flag(const BackwardParams& p, std::int64_t q0, int 
   return p.dq_flags + (q0 + tile) * p.hq + h;
 }
 
-// The dK/dV accumulators A_K, A_V of keys key0 + ty*4 + r (r = 0..3) at columns
-// col_of(tx, j): handed on from the previous part of the query rows (accum_k_in, §5: a
-// split of the rows continues the chains), or +0.
-template <int D>
-SAMEBITS_DEVICE_FUNC void load_dkdv(const BackwardParams& p, const Sequence& seq, std::int64_t row_stride, int key0,
-                                    int valid_keys, int h, int ty, int tx, float (&ak)[4][TileConfig<D>::kColsPerThread],
-                                    float (&av)[4][TileConfig<D>::kColsPerThread]) {
-  constexpr int kCols = TileConfig<D>::kColsPerThread;
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    const int kr = ty * 4 + r;
-    const std::int64_t a = (seq.k0 + key0 + kr) * row_stride + static_cast<std::int64_t>(h) * D;
-#pragma unroll
-    for (int j = 0; j < kCols; ++j) {
-      const bool from_input = p.accum_k_in != nullptr && kr < valid_keys;
-      ak[r][j] = from_input ? p.accum_k_in[a + col_of(tx, j)] : 0.0f;
-      av[r][j] = from_input ? p.accum_v_in[a + col_of(tx, j)] : 0.0f;
-    }
-  }
-}
-
-// p and ds of the tile (§5.2): s = dot(k, q) and dp = dot(v, dO) as score tiles (the
-// thread's keys ty*4 + r, rows x = tx + 16c), p = exp(sub(mul(s, scale), lse)),
-// ds = mul(p, sub(dp, delta)), stored [row][key] into sP, sDs.
-template <int D, class L>
-SAMEBITS_DEVICE_FUNC void p_ds_tile(const float* sK, const float* sV, const float* sQ, const float* sDo,
-                                    const float* sLse, const float* sDelta, float scale, int ty, int tx, float* sP,
-                                    float* sDs) {
-  float s[4][4], dp[4][4];
-  score_tile<D, ScoreRows::blocked>(sK, sQ, ty, tx, s);  // keys ty*4+r, rows tx+16c
-  score_tile<D, ScoreRows::blocked>(sV, sDo, ty, tx, dp);
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    const int x = tx + 16 * c;
-    const float lse = sLse[x], delta = sDelta[x];
-    float pr[4], ds[4];
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      pr[r] = prob_from_lse<L>(s[r][c], scale, lse);
-      ds[r] = dscore(pr[r], dp[r][c], delta);
-    }
-    *reinterpret_cast<float4*>(sP + x * kLdTransposed + ty * 4) = make_float4(pr[0], pr[1], pr[2], pr[3]);
-    *reinterpret_cast<float4*>(sDs + x * kLdTransposed + ty * 4) = make_float4(ds[0], ds[1], ds[2], ds[3]);
-  }
-}
-
-// A_V = fma(p, dO[d], A_V) and A_K = fma(ds, q[d], A_K) over the tile's rows in
-// ascending order (§5), for the rows whose list holds the key (all_members: every
-// (row, key) of the tile).
-template <int D>
-SAMEBITS_DEVICE_FUNC void fold_dkdv(const float* sP, const float* sDs, const float* sQ, const float* sDo,
-                                    const Sequence& seq, bool causal, int qrow0, int key0, bool all_members, int ty,
-                                    int tx, float (&ak)[4][TileConfig<D>::kColsPerThread],
-                                    float (&av)[4][TileConfig<D>::kColsPerThread]) {
-  constexpr int kLd = TileConfig<D>::kLd, kCols = TileConfig<D>::kColsPerThread;
-  const auto cols = [tx](int j) { return col_of(tx, j); };
-  if (all_members) {
-#pragma unroll 2
-    for (int x = 0; x < kTileRows; ++x) {
-      const float4 pv = ld4(sP + x * kLdTransposed + ty * 4), dsv = ld4(sDs + x * kLdTransposed + ty * 4);
-      float qv[kCols], dov[kCols];
-      read_cols_pair(sQ + x * kLd, sDo + x * kLd, cols, qv, dov);
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const float pr = comp(pv, r), dsr = comp(dsv, r);
-        fma_step_pair(pr, dov, av[r], dsr, qv, ak[r]);
-      }
-    }
-  } else {
-    for (int x = 0; x < kTileRows; ++x) {
-      const int n = list_length(seq, qrow0 + x, causal);  // 0 past the sequence's rows
-      const float4 pv = ld4(sP + x * kLdTransposed + ty * 4), dsv = ld4(sDs + x * kLdTransposed + ty * 4);
-      float qv[kCols], dov[kCols];
-      read_cols_pair(sQ + x * kLd, sDo + x * kLd, cols, qv, dov);
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const bool member = key0 + ty * 4 + r < n;
-        const float pr = comp(pv, r), dsr = comp(dsv, r);
-        fma_step_pair_if(member, pr, dov, av[r], dsr, qv, ak[r]);
-      }
-    }
-  }
-}
-
-// §5.2 dq, this key block's segment of each row's chain: rows qrow0 + ty*4 + r,
-// columns col_of(tx, j), acc = fma(ds, k[d], acc) over the block's member keys in
-// ascending order, continuing the row's fp32 accumulator in the workspace (a row with
-// no member here: not touched). The caller orders the segments (the tile's flag).
-template <int D>
-SAMEBITS_DEVICE_FUNC void dq_segment(const BackwardParams& p, const Sequence& seq, std::int64_t row_stride,
-                                     const float* sDs, const float* sK, int qrow0, int key0, int h, int ty, int tx,
-                                     bool all_members) {
-  constexpr int kLd = TileConfig<D>::kLd, kCols = TileConfig<D>::kColsPerThread;
-  const auto cols = [tx](int j) { return col_of(tx, j); };
-  int n[4];
-  float acc[4][kCols];
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    n[r] = list_length(seq, qrow0 + ty * 4 + r, p.causal);
-    const float* a = p.dq_accum + (seq.q0 + qrow0 + ty * 4 + r) * row_stride + static_cast<std::int64_t>(h) * D;
-#pragma unroll
-    for (int j = 0; j < kCols; j += 4) {
-      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      if (n[r] > key0) x = gpu::load_coherent(a + col_of(tx, j));
-      acc[r][j] = x.x; acc[r][j + 1] = x.y; acc[r][j + 2] = x.z; acc[r][j + 3] = x.w;
-    }
-  }
-  if (all_members) {
-#pragma unroll kUnrollPv
-    for (int k = 0; k < kTileKeys; k += 4) {
-      float4 dsv[4];
-#pragma unroll
-      for (int r = 0; r < 4; ++r) dsv[r] = ld4(sDs + (ty * 4 + r) * kLdTransposed + k);
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        float kv[kCols];
-        read_cols(sK + (k + i) * kLd, cols, kv);
-#pragma unroll
-        for (int r = 0; r < 4; ++r) fma_step(comp(dsv[r], i), kv, acc[r]);
-      }
-    }
-  } else {
-    for (int k = 0; k < kTileKeys; ++k) {
-      float kv[kCols];
-      read_cols(sK + k * kLd, cols, kv);
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const bool member = key0 + k < n[r];
-        const float ds = sDs[(ty * 4 + r) * kLdTransposed + k];
-        fma_step_if(member, ds, kv, acc[r]);
-      }
-    }
-  }
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    if (n[r] <= key0) continue;  // no member here: the row's accumulator is not touched
-    float* a = p.dq_accum + (seq.q0 + qrow0 + ty * 4 + r) * row_stride + static_cast<std::int64_t>(h) * D;
-#pragma unroll
-    for (int j = 0; j < kCols; j += 4)
-      gpu::store_coherent(a + col_of(tx, j), make_float4(acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]));
-  }
-}
-
-// The block's A_K, A_V to the fp32 workspace [total_k, hq, D] (the head fold is its
-// own kernel).
-template <int D>
-SAMEBITS_DEVICE_FUNC void store_dkdv(const BackwardParams& p, const Sequence& seq, std::int64_t row_stride, int key0,
-                                     int valid_keys, int h, int ty, int tx, const float (&ak)[4][TileConfig<D>::kColsPerThread],
-                                     const float (&av)[4][TileConfig<D>::kColsPerThread]) {
-  constexpr int kCols = TileConfig<D>::kColsPerThread;
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    const int kr = ty * 4 + r;
-    if (kr >= valid_keys) continue;
-    const std::int64_t a = (seq.k0 + key0 + kr) * row_stride + static_cast<std::int64_t>(h) * D;
-#pragma unroll
-    for (int j = 0; j < kCols; ++j) {
-      p.accum_k[a + col_of(tx, j)] = ak[r][j];
-      p.accum_v[a + col_of(tx, j)] = av[r][j];
-    }
-  }
-}
-
 template <int D, class L, DType In>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_bwd_kernel(const BackwardParams p) {
   using Cfg = TileConfig<D>;
   using Sm = BackwardSmem<D, In>;
-  constexpr int kCols = Cfg::kColsPerThread;
+  constexpr int kLd = Cfg::kLd, kCols = Cfg::kColsPerThread;
   extern SAMEBITS_SHARED float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   float* sK = smem + Sm::kK;
@@ -264,10 +90,19 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_bwd_kernel(co
   load_tile<D, In>(sV, p.v, p.v_stride, seq.k0 + key0, valid_keys, g);
 
   // Accumulators of keys key0 + ty*4 + r, columns col_of(tx, j).
-  // (a row of the fp32 workspaces [rows, hq, D]: row_stride floats)
   float ak[4][kCols], av[4][kCols];
   const std::int64_t row_stride = static_cast<std::int64_t>(p.hq) * D;
-  load_dkdv<D>(p, seq, row_stride, key0, valid_keys, h, ty, tx, ak, av);
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int kr = ty * 4 + r;
+    const std::int64_t a = (seq.k0 + key0 + kr) * row_stride + static_cast<std::int64_t>(h) * D;
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) {
+      const bool from_input = p.accum_k_in != nullptr && kr < valid_keys;
+      ak[r][j] = from_input ? p.accum_k_in[a + col_of(tx, j)] : 0.0f;
+      av[r][j] = from_input ? p.accum_v_in[a + col_of(tx, j)] : 0.0f;
+    }
+  }
 
   // Rows before first_row hold none of these keys (their lists end earlier).
   const int first_row = p.causal ? gpu::max_int(0, key0 - (seq.lk - seq.lq)) : 0;
@@ -314,31 +149,162 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_bwd_kernel(co
     gpu::block_barrier();  // sQ, sDo, sLse, sDelta ready; the staging buffers are free
     prefetch_tile(qrow0 + kTileRows);
 
-    p_ds_tile<D, L>(sK, sV, sQ, sDo, sLse, sDelta, p.scale, ty, tx, sP, sDs);
+    float s[4][4], dp[4][4];
+    tile_dots<D, false>(sK, sQ, ty, tx, s);   // keys ty*4+r, rows tx+16c
+    tile_dots<D, false>(sV, sDo, ty, tx, dp);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int x = tx + 16 * c;
+      const float lse = sLse[x], delta = sDelta[x];
+      float pr[4], ds[4];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        pr[r] = L::exp(sub_rn(mul_rn(s[r][c], p.scale), lse));
+        ds[r] = mul_rn(pr[r], sub_rn(dp[r][c], delta));
+      }
+      *reinterpret_cast<float4*>(sP + x * kLdTransposed + ty * 4) = make_float4(pr[0], pr[1], pr[2], pr[3]);
+      *reinterpret_cast<float4*>(sDs + x * kLdTransposed + ty * 4) = make_float4(ds[0], ds[1], ds[2], ds[3]);
+    }
     gpu::block_barrier();
 
     // Every (row, key) of the tile a member: no predicates (a full key block:
     // the dq segment runs over all 64 keys).
     const bool all_members = valid_rows == kTileRows && valid_keys == kTileKeys &&
                              list_length(seq, qrow0, p.causal) >= key0 + kTileKeys;
-    fold_dkdv<D>(sP, sDs, sQ, sDo, seq, p.causal, qrow0, key0, all_members, ty, tx, ak, av);
+    if (all_members) {
+#pragma unroll 2
+      for (int x = 0; x < kTileRows; ++x) {
+        const float4 pv = ld4(sP + x * kLdTransposed + ty * 4), dsv = ld4(sDs + x * kLdTransposed + ty * 4);
+        float qv[kCols], dov[kCols];
+#pragma unroll
+        for (int j = 0; j < kCols; j += 4) {
+          const float4 a = ld4(sQ + x * kLd + col_of(tx, j));
+          const float4 b = ld4(sDo + x * kLd + col_of(tx, j));
+          qv[j] = a.x; qv[j + 1] = a.y; qv[j + 2] = a.z; qv[j + 3] = a.w;
+          dov[j] = b.x; dov[j + 1] = b.y; dov[j + 2] = b.z; dov[j + 3] = b.w;
+        }
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const float pr = comp(pv, r), dsr = comp(dsv, r);
+#pragma unroll
+          for (int j = 0; j < kCols; ++j) {
+            av[r][j] = fma_rn(pr, dov[j], av[r][j]);
+            ak[r][j] = fma_rn(dsr, qv[j], ak[r][j]);
+          }
+        }
+      }
+    } else {
+      for (int x = 0; x < kTileRows; ++x) {
+        const int n = list_length(seq, qrow0 + x, p.causal);  // 0 past the sequence's rows
+        const float4 pv = ld4(sP + x * kLdTransposed + ty * 4), dsv = ld4(sDs + x * kLdTransposed + ty * 4);
+        float qv[kCols], dov[kCols];
+#pragma unroll
+        for (int j = 0; j < kCols; j += 4) {
+          const float4 a = ld4(sQ + x * kLd + col_of(tx, j));
+          const float4 b = ld4(sDo + x * kLd + col_of(tx, j));
+          qv[j] = a.x; qv[j + 1] = a.y; qv[j + 2] = a.z; qv[j + 3] = a.w;
+          dov[j] = b.x; dov[j + 1] = b.y; dov[j + 2] = b.z; dov[j + 3] = b.w;
+        }
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const bool member = key0 + ty * 4 + r < n;
+          const float pr = comp(pv, r), dsr = comp(dsv, r);
+#pragma unroll
+          for (int j = 0; j < kCols; ++j) {
+            av[r][j] = member ? fma_rn(pr, dov[j], av[r][j]) : av[r][j];
+            ak[r][j] = member ? fma_rn(dsr, qv[j], ak[r][j]) : ak[r][j];
+          }
+        }
+      }
+    }
 
-    // dq: this key block's segment of each row's chain, after key block kb - 1's
-    // segment (the flag).
+    // §5.2 dq, this key block's segment of each row's chain: rows ty*4 + r,
+    // columns col_of(tx, j); after key block kb - 1's segment (the flag).
     int* flag = dq_flag(p, seq.q0, tile, h);
     if (tid == 0) {
       while (gpu::load_acquire_agent(flag) < kb) {
       }
     }
     gpu::block_barrier();
-    dq_segment<D>(p, seq, row_stride, sDs, sK, qrow0, key0, h, ty, tx, all_members);
+    {
+      int n[4];
+      float acc[4][kCols];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        n[r] = list_length(seq, qrow0 + ty * 4 + r, p.causal);
+        const float* a = p.dq_accum + (seq.q0 + qrow0 + ty * 4 + r) * row_stride + static_cast<std::int64_t>(h) * D;
+#pragma unroll
+        for (int j = 0; j < kCols; j += 4) {
+          float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          if (n[r] > key0) x = gpu::load_coherent(a + col_of(tx, j));
+          acc[r][j] = x.x; acc[r][j + 1] = x.y; acc[r][j + 2] = x.z; acc[r][j + 3] = x.w;
+        }
+      }
+      if (all_members) {
+#pragma unroll kUnrollPv
+        for (int k = 0; k < kTileKeys; k += 4) {
+          float4 dsv[4];
+#pragma unroll
+          for (int r = 0; r < 4; ++r) dsv[r] = ld4(sDs + (ty * 4 + r) * kLdTransposed + k);
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            float kv[kCols];
+#pragma unroll
+            for (int j = 0; j < kCols; j += 4) {
+              const float4 x = ld4(sK + (k + i) * kLd + col_of(tx, j));
+              kv[j] = x.x; kv[j + 1] = x.y; kv[j + 2] = x.z; kv[j + 3] = x.w;
+            }
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+              const float ds = comp(dsv[r], i);
+#pragma unroll
+              for (int j = 0; j < kCols; ++j) acc[r][j] = fma_rn(ds, kv[j], acc[r][j]);
+            }
+          }
+        }
+      } else {
+        for (int k = 0; k < kTileKeys; ++k) {
+          float kv[kCols];
+#pragma unroll
+          for (int j = 0; j < kCols; j += 4) {
+            const float4 x = ld4(sK + k * kLd + col_of(tx, j));
+            kv[j] = x.x; kv[j + 1] = x.y; kv[j + 2] = x.z; kv[j + 3] = x.w;
+          }
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            const bool member = key0 + k < n[r];
+            const float ds = sDs[(ty * 4 + r) * kLdTransposed + k];
+#pragma unroll
+            for (int j = 0; j < kCols; ++j) acc[r][j] = member ? fma_rn(ds, kv[j], acc[r][j]) : acc[r][j];
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        if (n[r] <= key0) continue;  // no member here: the row's accumulator is not touched
+        float* a = p.dq_accum + (seq.q0 + qrow0 + ty * 4 + r) * row_stride + static_cast<std::int64_t>(h) * D;
+#pragma unroll
+        for (int j = 0; j < kCols; j += 4)
+          gpu::store_coherent(a + col_of(tx, j), make_float4(acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]));
+      }
+    }
     gpu::fence_agent();
     gpu::block_barrier();  // every thread's segment is stored and fenced
     if (tid == 0) gpu::store_release_agent(flag, kb + 1);
   }
   if (staged) gpu::copy_async_wait_all();  // no copy outlives the block
 
-  store_dkdv<D>(p, seq, row_stride, key0, valid_keys, h, ty, tx, ak, av);
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int kr = ty * 4 + r;
+    if (kr >= valid_keys) continue;
+    const std::int64_t a = (seq.k0 + key0 + kr) * row_stride + static_cast<std::int64_t>(h) * D;
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) {
+      p.accum_k[a + col_of(tx, j)] = ak[r][j];
+      p.accum_v[a + col_of(tx, j)] = av[r][j];
+    }
+  }
 }
 
 // dq = mul(acc, scale), rounded once to the gradient dtype (§5.3); rows whose

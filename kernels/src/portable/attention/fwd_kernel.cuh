@@ -9,17 +9,7 @@
 // touches no accumulator.
 #pragma once
 
-#include "portable/common/libm_policy.cuh"
-#include "portable/common/rounded_ops.cuh"
-#include "portable/common/score_tile.cuh"
-#include "portable/common/sequence.cuh"
-#include "portable/common/softmax.cuh"
-#include "portable/common/tile_config.cuh"
-#include "portable/common/tile_io.cuh"
-#include "portable/common/value_fold.cuh"
-#include "samebits/gpu/thread.hpp"
-#include "samebits/kernels/attention/params.hpp"
-#include "samebits/kernels/dtype.hpp"
+#include "portable/common/attention_common.cuh"
 
 namespace samebits::kernels::attention::cuda {
 
@@ -37,97 +27,12 @@ struct ForwardSmem {
   static_assert(kBytes <= 227 * 1024, "forward tile fits an H200 block's shared memory");
 };
 
-// l += p_k over the block's members in ascending key order, by the owner thread of
-// row ty + 16 tx (tx < RM; the row's list length n_own): the row's sum is one chain,
-// kept by one thread (the other 15 would only repeat it).
-template <int RM>
-SAMEBITS_DEVICE_FUNC void owner_row_sum(const float* sP, int ty, int tx, int key0, int n_own, float& l_own) {
-  constexpr int kLdP = kLdScores;
-  if (tx < RM && key0 < n_own) {
-    const float* prow = sP + (ty + 16 * tx) * kLdP;
-    if (key0 + kTileKeys <= n_own) {
-#pragma unroll 4
-      for (int k = 0; k < kTileKeys; k += 4) {
-        const float4 x = ld4(prow + k);
-        l_own = add_rn(add_rn(add_rn(add_rn(l_own, x.x), x.y), x.z), x.w);
-      }
-    } else {
-      for (int k = 0; k < kTileKeys; ++k) l_own = key0 + k < n_own ? add_rn(l_own, prow[k]) : l_own;
-    }
-  }
-}
-
-// o[r] = fma(p_k, v_k, o[r]) over the block's keys k in ascending order, for the members
-// (key0 + k < n[r]) — p from sP [row][key], v from sV [key][kLd]. all_members: every key
-// of the block is a member of every row of the tile (no predicates).
-template <int D, int RM>
-SAMEBITS_DEVICE_FUNC void fold_pv(const float* sP, const float* sV, int ty, int tx, int key0, const int (&n)[RM],
-                                  bool all_members, float (&o)[RM][TileConfig<D>::kColsPerThread]) {
-  constexpr int kLd = TileConfig<D>::kLd, kCols = TileConfig<D>::kColsPerThread, kLdP = TileConfig<D>::kLdScores;
-  const auto cols = [tx](int j) { return col_of(tx, j); };
-  if (all_members) {
-#pragma unroll kUnrollPv
-    for (int k = 0; k < kTileKeys; k += 4) {
-      float4 pv[RM];
-#pragma unroll
-      for (int r = 0; r < RM; ++r) pv[r] = ld4(sP + (ty + 16 * r) * kLdP + k);
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        float vv[kCols];
-        read_cols(sV + (k + i) * kLd, cols, vv);
-#pragma unroll
-        for (int r = 0; r < RM; ++r) fma_step(comp(pv[r], i), vv, o[r]);
-      }
-    }
-  } else {
-    for (int k = 0; k < kTileKeys; ++k) {
-      float vv[kCols];
-      read_cols(sV + k * kLd, cols, vv);
-#pragma unroll
-      for (int r = 0; r < RM; ++r) {
-        const bool member = key0 + k < n[r];
-        const float pk = sP[(ty + 16 * r) * kLdP + k];
-        fma_step_if(member, pk, vv, o[r]);
-      }
-    }
-  }
-}
-
-// Finish (§4.5) of the thread's rows and their store, each element rounded once: o =
-// div(o, l), lse = add(m, log(l)); a row without a member: o = +0, lse = -inf.
-template <int D, int RM, class L, DType Out>
-SAMEBITS_DEVICE_FUNC void finish_store(const ForwardParams& p, const Sequence& seq, int row0, int h, int ty, int tx,
-                                       const bool (&started)[RM], const float (&m)[RM], const float (&l)[RM],
-                                       float (&o)[RM][TileConfig<D>::kColsPerThread]) {
-  constexpr int kCols = TileConfig<D>::kColsPerThread;
-#pragma unroll
-  for (int r = 0; r < RM; ++r) {
-    const int i = row0 + ty + 16 * r;
-    if (i >= seq.lq) continue;
-    const std::int64_t row = seq.q0 + i;
-    float lse;
-    if (!started[r]) {
-      lse = fp::from_bits(0xff800000u);  // -inf: the list has no member
-#pragma unroll
-      for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
-    } else {
-      lse = add_rn(m[r], L::log(l[r]));
-#pragma unroll
-      for (int j = 0; j < kCols; ++j) o[r][j] = div_rn(o[r][j], l[r]);
-    }
-    const std::int64_t base = row * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
-#pragma unroll
-    for (int j = 0; j < kCols; ++j) store_from_f32(p.o, Out, base + col_of(tx, j), o[r][j]);
-    if (tx == 0) p.lse[row * p.hq + h] = canonical(lse);
-  }
-}
-
 template <int D, int RM, class L, DType In, DType Out>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_forward_kernel(const ForwardParams p) {
   using Cfg = TileConfig<D>;
   using Sm = ForwardSmem<D, RM, In>;
   constexpr int kRows = Sm::kRows;
-  constexpr int kCols = Cfg::kColsPerThread, kLdP = Cfg::kLdScores;
+  constexpr int kLd = Cfg::kLd, kCols = Cfg::kColsPerThread, kLdP = Cfg::kLdScores;
   extern SAMEBITS_SHARED float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   float* sQ = smem + Sm::kQ;
@@ -201,23 +106,34 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_forward_kerne
     }
 
     float s[RM][4];
-    score_tile<D, ScoreRows::interleaved>(sQ, sK, ty, tx, s);
+    tile_dots<D, true>(sQ, sK, ty, tx, s);
 
     float m_new[RM];
     bool active[RM];
 #pragma unroll
     for (int r = 0; r < RM; ++r) {
-      const auto member = [&](int c) { return key0 + tx + 16 * c < n[r]; };
-      const float mb = scaled_block_max(s[r], p.scale, member);
-      active[r] = key0 < n[r];  // the block has a member in this row
-      m_new[r] = running_max(started[r], m[r], mb);
+      float mb = max_identity();
 #pragma unroll
-      for (int c = 0; c < 4; ++c) sP[(ty + 16 * r) * kLdP + tx + 16 * c] = block_prob<L>(member(c), s[r][c], m_new[r]);
+      for (int c = 0; c < 4; ++c) {
+        s[r][c] = mul_rn(s[r][c], p.scale);  // t = mul(s, scale)
+        const bool member = key0 + tx + 16 * c < n[r];
+        mb = member ? max_num(mb, s[r][c]) : mb;
+      }
+#pragma unroll
+      for (int off = 1; off < 16; off <<= 1) mb = max_num(mb, gpu::shuffle_xor(mb, off));
+      active[r] = key0 < n[r];  // the block has a member in this row
+      m_new[r] = started[r] ? max_num(m[r], mb) : mb;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const bool member = key0 + tx + 16 * c < n[r];
+        sP[(ty + 16 * r) * kLdP + tx + 16 * c] = member ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
+      }
       if (active[r]) {
         if (started[r]) {
-          const float alpha = rescale_factor<L>(m[r], m_new[r]);
+          const float alpha = L::exp(sub_rn(m[r], m_new[r]));
           if (tx == r) l_own = mul_rn(l_own, alpha);
-          rescale_row(o[r], alpha);
+#pragma unroll
+          for (int j = 0; j < kCols; ++j) o[r][j] = mul_rn(o[r][j], alpha);
         } else if (tx == r) {
           l_own = 0.0f;
         }
@@ -225,9 +141,61 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_forward_kerne
     }
     gpu::block_barrier();
 
-    // l = add(l, p_k) and o = fma(p_k, v_k, o) over the block's members, ascending.
-    owner_row_sum<RM>(sP, ty, tx, key0, n_own, l_own);
-    fold_pv<D>(sP, sV, ty, tx, key0, n, key0 + kTileKeys <= n_min, o);
+    // l = add(l, p_k) over the block's members, ascending: the owners only.
+    if (tx < RM && key0 < n_own) {
+      const float* prow = sP + (ty + 16 * tx) * kLdP;
+      if (key0 + kTileKeys <= n_own) {
+#pragma unroll 4
+        for (int k = 0; k < kTileKeys; k += 4) {
+          const float4 x = ld4(prow + k);
+          l_own = add_rn(add_rn(add_rn(add_rn(l_own, x.x), x.y), x.z), x.w);
+        }
+      } else {
+        for (int k = 0; k < kTileKeys; ++k) l_own = key0 + k < n_own ? add_rn(l_own, prow[k]) : l_own;
+      }
+    }
+
+    // o[r][d] = fma(p_k, v_k[d], o[r][d]) over the block's members, ascending.
+    const bool all_members = key0 + kTileKeys <= n_min;
+    if (all_members) {
+#pragma unroll kUnrollPv
+      for (int k = 0; k < kTileKeys; k += 4) {
+        float4 pv[RM];
+#pragma unroll
+        for (int r = 0; r < RM; ++r) pv[r] = ld4(sP + (ty + 16 * r) * kLdP + k);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          float vv[kCols];
+#pragma unroll
+          for (int j = 0; j < kCols; j += 4) {
+            const float4 x = ld4(sV + (k + i) * kLd + col_of(tx, j));
+            vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
+          }
+#pragma unroll
+          for (int r = 0; r < RM; ++r) {
+            const float pk = comp(pv[r], i);
+#pragma unroll
+            for (int j = 0; j < kCols; ++j) o[r][j] = fma_rn(pk, vv[j], o[r][j]);
+          }
+        }
+      }
+    } else {
+      for (int k = 0; k < kTileKeys; ++k) {
+        float vv[kCols];
+#pragma unroll
+        for (int j = 0; j < kCols; j += 4) {
+          const float4 x = ld4(sV + k * kLd + col_of(tx, j));
+          vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
+        }
+#pragma unroll
+        for (int r = 0; r < RM; ++r) {
+          const bool member = key0 + k < n[r];
+          const float pk = sP[(ty + 16 * r) * kLdP + k];
+#pragma unroll
+          for (int j = 0; j < kCols; ++j) o[r][j] = member ? fma_rn(pk, vv[j], o[r][j]) : o[r][j];
+        }
+      }
+    }
 #pragma unroll
     for (int r = 0; r < RM; ++r) {
       if (active[r]) {
@@ -240,8 +208,28 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) attention_forward_kerne
   // Finish (§4.5) and store, each element rounded once. Row r's l comes from
   // its owner, lane r of this 16-lane half of the 32-lane group (the warp).
   float l[RM];
-  from_owners(l_own, tid, l);
-  finish_store<D, RM, L, Out>(p, seq, row0, h, ty, tx, started, m, l, o);
+#pragma unroll
+  for (int r = 0; r < RM; ++r) l[r] = gpu::shuffle_in_group(l_own, (tid & 16) + r);
+#pragma unroll
+  for (int r = 0; r < RM; ++r) {
+    const int i = row0 + ty + 16 * r;
+    if (i >= seq.lq) continue;
+    const std::int64_t row = seq.q0 + i;
+    float lse;
+    if (!started[r]) {
+      lse = fp::from_bits(0xff800000u);  // -inf: the list has no member
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) o[r][j] = 0.0f;
+    } else {
+      lse = add_rn(m[r], L::log(l[r]));
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) o[r][j] = div_rn(o[r][j], l[r]);
+    }
+    const std::int64_t base = row * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head;
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) store_from_f32(p.o, Out, base + col_of(tx, j), o[r][j]);
+    if (tx == 0) p.lse[row * p.hq + h] = canonical(lse);
+  }
 }
 
 }  // namespace samebits::kernels::attention::cuda

@@ -135,7 +135,6 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   const int valid_heads = gpu::min_int(kBwdHeads, p.heads - h0);
   const int h = h0 + ty;
   const bool head_ok = ty < valid_heads;
-  const auto dq_cols = [cg](int j) { return dq_col<D>(cg, j); };
 
   const std::int64_t es = dtype_size(In);
   ac::load_tile<D, In, kBwdHeads>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * es,
@@ -169,14 +168,14 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
     gpu::block_barrier();
 
     float s[1][4], dp[1][4];
-    ac::score_tile_pair<D, ac::ScoreRows::interleaved>(sQ, sDo, sKv, ty, tx, s, dp);  // K == V: one pass over kv for both
+    ac::tile_dots_pair<D, true>(sQ, sDo, sKv, ty, tx, s, dp);  // K == V: one pass over kv for both
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
       const int k = tx + 16 * c, slot = slot0 + k;
       float pr = 0.0f, dsr = 0.0f;
       if (sIdx[k] >= 0) {
-        pr = ac::prob_from_lse<L>(s[0][c], p.scale, lse);
-        dsr = ac::dscore(pr, dp[0][c], delta);
+        pr = L::exp(sub_rn(mul_rn(s[0][c], p.scale), lse));
+        dsr = mul_rn(pr, sub_rn(dp[0][c], delta));
       }
       sDsT[k * kLdDsT + ty] = dsr;
       if (head_ok && slot < p.topk) {
@@ -191,9 +190,22 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
       if (sIdx[k] < 0) continue;  // uniform across the block
       const ac::float4 dsv = ld4(sDsT + k * kLdDsT + kDqHeads * hg);
       float kv[kDqCols];
-      ac::read_cols(sKv + k * kLd, dq_cols, kv);
+      if constexpr (kDqCols % 4 == 0) {
 #pragma unroll
-      for (int i = 0; i < kDqHeads; ++i) ac::fma_step(ac::comp(dsv, i), kv, acc[i]);
+        for (int j = 0; j < kDqCols; j += 4) {
+          const ac::float4 x = ld4(sKv + k * kLd + dq_col<D>(cg, j));
+          kv[j] = x.x; kv[j + 1] = x.y; kv[j + 2] = x.z; kv[j + 3] = x.w;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kDqCols; ++j) kv[j] = sKv[k * kLd + dq_col<D>(cg, j)];
+      }
+#pragma unroll
+      for (int i = 0; i < kDqHeads; ++i) {
+        const float dsk = ac::comp(dsv, i);
+#pragma unroll
+        for (int j = 0; j < kDqCols; ++j) acc[i][j] = fma_rn(dsk, kv[j], acc[i][j]);
+      }
     }
   }
 #pragma unroll
@@ -281,11 +293,21 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 2)
     for (int hh = 0; hh < nh; ++hh) {
       const ac::float4 dsv = ld4(sDs + hh * kLdP + ty * 4), pv = ld4(sP + hh * kLdP + ty * 4);
       float qv[kCols], dov[kCols];
-      ac::read_cols_pair(sQ + hh * kLd, sDo + hh * kLd, [tx](int j) { return ac::col_of(tx, j); }, qv, dov);
+#pragma unroll
+      for (int j = 0; j < kCols; j += 4) {
+        const ac::float4 a = ld4(sQ + hh * kLd + ac::col_of(tx, j));
+        const ac::float4 b = ld4(sDo + hh * kLd + ac::col_of(tx, j));
+        qv[j] = a.x; qv[j + 1] = a.y; qv[j + 2] = a.z; qv[j + 3] = a.w;
+        dov[j] = b.x; dov[j + 1] = b.y; dov[j + 2] = b.z; dov[j + 3] = b.w;
+      }
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float dsi = ac::comp(dsv, i), pi = ac::comp(pv, i);
-        ac::fma_step_pair(dsi, qv, gk[i], pi, dov, gv[i]);
+#pragma unroll
+        for (int j = 0; j < kCols; ++j) {
+          gk[i][j] = fma_rn(dsi, qv[j], gk[i][j]);
+          gv[i][j] = fma_rn(pi, dov[j], gv[i][j]);
+        }
       }
     }
   }

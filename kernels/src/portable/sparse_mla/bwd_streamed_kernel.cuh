@@ -46,6 +46,32 @@ struct StreamedTokenSmem {
   static_assert(kBytes <= 227 * 1024, "streamed token block fits an H100/H200 block's shared memory");
 };
 
+// tile_dots_pair's chains continued over kCols columns (see continue_dots).
+template <int kLdA, int kLdB, int kCols, int RM>
+SAMEBITS_DEVICE_FUNC void continue_dots_pair(const float* a1, const float* a2, int a0, const float* b, int ty, int tx,
+                                             float (&s1)[RM][4], float (&s2)[RM][4]) {
+#pragma unroll 2
+  for (int d = 0; d < kCols; d += 4) {
+    ac::float4 av1[RM], av2[RM], bv[4];
+#pragma unroll
+    for (int r = 0; r < RM; ++r) {
+      av1[r] = ld4(a1 + (ty + 16 * r) * kLdA + a0 + d);
+      av2[r] = ld4(a2 + (ty + 16 * r) * kLdA + a0 + d);
+    }
+#pragma unroll
+    for (int c = 0; c < 4; ++c) bv[c] = ld4(b + (tx + 16 * c) * kLdB + d);
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int r = 0; r < RM; ++r)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          s1[r][c] = fma_rn(ac::comp(av1[r], i), ac::comp(bv[c], i), s1[r][c]);
+          s2[r][c] = fma_rn(ac::comp(av2[r], i), ac::comp(bv[c], i), s2[r][c]);
+        }
+  }
+}
+
 template <int D, class L, DType In, DType Grad>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
     sparse_mla_bwd_token_streamed_kernel(const BackwardParams p, const ChunkWorkspace w) {
@@ -68,7 +94,6 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;  // the scores' layout: heads ty + 16 r
   const int hg = tid / 64, cg = tid % 64;                           // dq's layout
   const int valid_heads = gpu::min_int(kStreamBwdHeads, p.heads - h0);
-  const auto dq_cols = [cg](int j) { return dq_col<D>(cg, j); };
 
   const std::int64_t es = dtype_size(In);
   ac::load_tile<D, In, kStreamBwdHeads>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * es,
@@ -119,7 +144,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
 
     // ---- s and dp: chains over d, chunk by chunk --------------------------
     float s[kRm][4], dp[kRm][4];
-    ac::clear_scores(s, dp);
+#pragma unroll
+    for (int r = 0; r < kRm; ++r)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) s[r][c] = dp[r][c] = 0.0f;
 #pragma unroll 1
     for (int ch = 0; ch < Sm::kScoreChunks; ++ch) {
       float* b = sB + (ch & 1) * kTileKeys * kLdB;
@@ -130,8 +158,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
       } else {
         load_pv_words<D>(word_v, p.kv, p.kv_row_stride, idx, 0);
       }
-      ac::continue_score_chains_pair<kLdQ, kLdB, kScoreChunk, kUnrollScoreChunk, ac::ScoreRows::interleaved>(
-          sQ, sDo, ch * kScoreChunk, b, ty, tx, s, dp);
+      continue_dots_pair<kLdQ, kLdB, kScoreChunk>(sQ, sDo, ch * kScoreChunk, b, ty, tx, s, dp);
     }
 
     // ---- p, ds (as sparse_mla_bwd_token_kernel) ---------------------------
@@ -143,8 +170,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
       for (int r = 0; r < kRm; ++r) {
         float pr = 0.0f, dsr = 0.0f;
         if (member) {
-          pr = ac::prob_from_lse<L>(s[r][c], p.scale, lse[r]);
-          dsr = ac::dscore(pr, dp[r][c], delta[r]);
+          pr = L::exp(sub_rn(mul_rn(s[r][c], p.scale), lse[r]));
+          dsr = mul_rn(pr, sub_rn(dp[r][c], delta[r]));
         }
         sDs[k * kLdDs + ty + 16 * r] = dsr;
         if (head_ok[r] && slot < p.topk) {
@@ -174,9 +201,22 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1)
         const ac::float4 da = ld4(sDs + k * kLdDs + kStreamDqHeads * hg);
         const ac::float4 db = ld4(sDs + k * kLdDs + kStreamDqHeads * hg + 4);
         float kv[kDqCols];
-        ac::read_cols(v + kk * kLdV, dq_cols, kv);
+        if constexpr (kDqCols % 4 == 0) {
 #pragma unroll
-        for (int i = 0; i < kStreamDqHeads; ++i) ac::fma_step(i < 4 ? ac::comp(da, i) : ac::comp(db, i - 4), kv, acc[i]);
+          for (int j = 0; j < kDqCols; j += 4) {
+            const ac::float4 x = ld4(v + kk * kLdV + dq_col<D>(cg, j));
+            kv[j] = x.x; kv[j + 1] = x.y; kv[j + 2] = x.z; kv[j + 3] = x.w;
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < kDqCols; ++j) kv[j] = v[kk * kLdV + dq_col<D>(cg, j)];
+        }
+#pragma unroll
+        for (int i = 0; i < kStreamDqHeads; ++i) {
+          const float dsk = i < 4 ? ac::comp(da, i) : ac::comp(db, i - 4);
+#pragma unroll
+          for (int j = 0; j < kDqCols; ++j) acc[i][j] = fma_rn(dsk, kv[j], acc[i][j]);
+        }
       }
     }
     cur ^= 1;

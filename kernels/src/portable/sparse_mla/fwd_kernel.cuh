@@ -10,15 +10,7 @@
 // the last block (§4.6).
 #pragma once
 
-#include "portable/common/libm_policy.cuh"
-#include "portable/common/rounded_ops.cuh"
-#include "portable/common/score_tile.cuh"
-#include "portable/common/softmax.cuh"
-#include "portable/common/tile_config.cuh"
-#include "portable/common/tile_io.cuh"
-#include "portable/common/value_fold.cuh"
-#include "samebits/gpu/thread.hpp"
-#include "samebits/kernels/dtype.hpp"
+#include "portable/common/attention_common.cuh"
 #include "samebits/kernels/sparse_mla/params.hpp"
 
 namespace samebits::kernels::sparse_mla::cuda {
@@ -121,9 +113,34 @@ SAMEBITS_DEVICE_FUNC bool block_has_member(const int* idx) {
   return any;
 }
 
+// Finish of one head (attention.md §4.5-4.6), shared by the forward kernels:
+// lse (sink-inclusive), lse_excl, and the l and rescale alpha o is finished
+// with. `started`: the list had a member; m, l: the running max and sum.
+struct HeadFinish {
+  float lse, lse_excl, l, alpha;
+};
+template <class L>
+SAMEBITS_DEVICE_FUNC HeadFinish finish_head(bool started, float m, float l, bool has_sink, float sigma) {
+  HeadFinish f{0.0f, 0.0f, l, 0.0f};
+  if (!started) {
+    f.lse_excl = fp::from_bits(0xff800000u);               // -inf: the list has no member
+    f.lse = has_sink ? sigma : fp::from_bits(0xff800000u);  // with a sink: o = +0, lse = sigma
+    return f;
+  }
+  f.lse_excl = add_rn(m, L::log(l));
+  if (!has_sink) {
+    f.lse = f.lse_excl;
+    return f;
+  }
+  const float m_f = max_num(m, sigma);
+  f.alpha = L::exp(sub_rn(m, m_f));
+  f.l = add_rn(mul_rn(l, f.alpha), L::exp(sub_rn(sigma, m_f)));
+  f.lse = add_rn(m_f, L::log(f.l));
+  return f;
+}
+
 // o of head h (its kCols columns pv_col(cg, j)): +0 without a member, else
-// mul(o, alpha) with a sink, then div(o, l); each element rounded once
-// (attention.md §4.5-4.6).
+// mul(o, alpha) with a sink, then div(o, l); each element rounded once.
 template <DType Out, int kCols>
 SAMEBITS_DEVICE_FUNC void finish_store_o(const ForwardParams& p, std::int64_t t, int h, int cg, bool started, float l,
                                          float alpha, float (&o)[kCols]) {
@@ -135,38 +152,6 @@ SAMEBITS_DEVICE_FUNC void finish_store_o(const ForwardParams& p, std::int64_t t,
       x = div_rn(x, l);
     }
     store_from_f32(p.o, Out, t * p.o_stride.row + static_cast<std::int64_t>(h) * p.o_stride.head + pv_col(cg, j), x);
-  }
-}
-
-// The finish of the block's heads (attention.md §4.5-4.6), shared by the forward
-// kernels: lse (and lse_excl) and the final l and sink rescale per head in the scores'
-// layout (heads ty + 16 r, r < RM; l_of(r): head r's l), handed through shared memory
-// (sFinL, sFinA) to the p.v layout (heads kPvHeads hg + i), where o is finished and
-// stored. Every thread calls it (it holds a barrier).
-template <class L, DType Out, int RM, int kPvHeads, int kCols, class RowL>
-SAMEBITS_DEVICE_FUNC void finish_heads(const ForwardParams& p, std::int64_t t, int h0, int ty, int tx, int hg, int cg,
-                                       bool started, const float (&m)[RM], RowL l_of, float* sFinL, float* sFinA,
-                                       float (&o)[kPvHeads][kCols]) {
-#pragma unroll
-  for (int r = 0; r < RM; ++r) {
-    const int hl = ty + 16 * r, h = h0 + hl;
-    const bool head_ok = h < p.heads;
-    const ac::RowFinish f =
-        ac::finish_row<L>(started, m[r], l_of(r), p.sink != nullptr, p.sink && head_ok ? p.sink[h] : 0.0f);
-    if (tx == 0) {
-      sFinL[hl] = f.l;
-      sFinA[hl] = f.alpha;
-      if (head_ok) {
-        p.lse[t * p.heads + h] = canonical(f.lse);
-        if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(f.lse_excl);
-      }
-    }
-  }
-  gpu::block_barrier();
-#pragma unroll
-  for (int i = 0; i < kPvHeads; ++i) {
-    const int hl = kPvHeads * hg + i, h = h0 + hl;
-    if (h < p.heads) finish_store_o<Out>(p, t, h, cg, started, sFinL[hl], sFinA[hl], o[i]);
   }
 }
 
@@ -189,7 +174,6 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;  // the scores' layout
   const int hg = tid / 32, cg = tid % 32;                           // the p.v layout
   const int valid_heads = gpu::min_int(kHeadsPerBlock, p.heads - h0);
-  const auto pv_cols = [cg](int j) { return pv_col(cg, j); };
 
   // q[t, h0 .. h0 + 31, :] as a [32][D] tile (heads are its rows).
   ac::load_tile<D, In, kHeadsPerBlock>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * dtype_size(In),
@@ -215,7 +199,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
     gpu::block_barrier();
 
     float s[kRm][4];
-    ac::score_tile<D, ac::ScoreRows::interleaved>(sQ, sKv, ty, tx, s);
+    ac::tile_dots<D, true>(sQ, sKv, ty, tx, s);
     bool member[4];
 #pragma unroll
     for (int c = 0; c < 4; ++c) member[c] = sIdx[tx + 16 * c] >= 0;
@@ -224,12 +208,20 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
 #pragma unroll
     for (int r = 0; r < kRm; ++r) {
       const int hl = ty + 16 * r;
-      const float mb = ac::scaled_block_max(s[r], p.scale, [&](int c) { return member[c]; });
-      m_new[r] = ac::running_max(started, m[r], mb);
+      float mb = max_identity();
 #pragma unroll
-      for (int c = 0; c < 4; ++c) sPt[(tx + 16 * c) * kLdPt + hl] = ac::block_prob<L>(member[c], s[r][c], m_new[r]);
+      for (int c = 0; c < 4; ++c) {
+        s[r][c] = mul_rn(s[r][c], p.scale);  // t = mul(s, scale)
+        mb = member[c] ? max_num(mb, s[r][c]) : mb;
+      }
+#pragma unroll
+      for (int off = 1; off < 16; off <<= 1) mb = max_num(mb, gpu::shuffle_xor(mb, off));
+      m_new[r] = started ? max_num(m[r], mb) : mb;
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        sPt[(tx + 16 * c) * kLdPt + hl] = member[c] ? L::exp(sub_rn(s[r][c], m_new[r])) : 0.0f;
       if (started) {
-        const float alpha = ac::rescale_factor<L>(m[r], m_new[r]);
+        const float alpha = L::exp(sub_rn(m[r], m_new[r]));
         if (tx == r) l_own = mul_rn(l_own, alpha);
         if (tx == 0) sAlpha[hl] = alpha;
       } else if (tx == r) {
@@ -249,16 +241,25 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
 #pragma unroll
       for (int i = 0; i < kPvHeads; ++i) {
         const float alpha = sAlpha[kPvHeads * hg + i];
-        ac::rescale_row(o[i], alpha);
+#pragma unroll
+        for (int j = 0; j < kPvCols; ++j) o[i][j] = mul_rn(o[i][j], alpha);
       }
     }
     for (int k = 0; k < kTileKeys; ++k) {
       if (sIdx[k] < 0) continue;  // uniform across the block
       const ac::float4 pv = ld4(sPt + k * kLdPt + kPvHeads * hg);
       float vv[kPvCols];
-      ac::read_cols(sKv + k * kLd, pv_cols, vv);
 #pragma unroll
-      for (int i = 0; i < kPvHeads; ++i) ac::fma_step(ac::comp(pv, i), vv, o[i]);
+      for (int j = 0; j < kPvCols; j += 4) {
+        const ac::float4 x = ld4(sKv + k * kLd + pv_col(cg, j));
+        vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
+      }
+#pragma unroll
+      for (int i = 0; i < kPvHeads; ++i) {
+        const float pk = ac::comp(pv, i);
+#pragma unroll
+        for (int j = 0; j < kPvCols; ++j) o[i][j] = fma_rn(pk, vv[j], o[i][j]);
+      }
     }
 #pragma unroll
     for (int r = 0; r < kRm; ++r) m[r] = m_new[r];
@@ -269,8 +270,28 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_kern
   // head in the scores' layout, then o in the p.v layout, each element
   // rounded once.
   float l[kRm];
-  ac::from_owners(l_own, tid, l);
-  finish_heads<L, Out>(p, t, h0, ty, tx, hg, cg, started, m, [&](int r) { return l[r]; }, sFinL, sFinA, o);
+#pragma unroll
+  for (int r = 0; r < kRm; ++r) l[r] = gpu::shuffle_in_group(l_own, (tid & 16) + r);
+#pragma unroll
+  for (int r = 0; r < kRm; ++r) {
+    const int hl = ty + 16 * r, h = h0 + hl;
+    const bool head_ok = h < p.heads;
+    const HeadFinish f = finish_head<L>(started, m[r], l[r], p.sink != nullptr, p.sink && head_ok ? p.sink[h] : 0.0f);
+    if (tx == 0) {
+      sFinL[hl] = f.l;
+      sFinA[hl] = f.alpha;
+      if (head_ok) {
+        p.lse[t * p.heads + h] = canonical(f.lse);
+        if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(f.lse_excl);
+      }
+    }
+  }
+  gpu::block_barrier();
+#pragma unroll
+  for (int i = 0; i < kPvHeads; ++i) {
+    const int hl = kPvHeads * hg + i, h = h0 + hl;
+    if (h < p.heads) finish_store_o<Out>(p, t, h, cg, started, sFinL[hl], sFinA[hl], o[i]);
+  }
 }
 
 }  // namespace samebits::kernels::sparse_mla::cuda

@@ -34,7 +34,6 @@ inline constexpr int kStreamRm = kStreamHeads / 16;    // heads a thread in the 
 // thread; 64, two words, measured no faster: docs/kernels/sparse_mla-results.md).
 // The bits do not depend on it.
 inline constexpr int kScoreChunk = 32;
-inline constexpr int kUnrollScoreChunk = 2;  // unroll of a chunk's score steps (scheduling only)
 inline constexpr int kPvChunk = 8;                     // kv rows (slots) per p.v step
 inline constexpr int kStreamPvHeads = 8;               // heads a thread in the p.v layout (8 hg + i)
 static_assert(kThreads / 32 * kStreamPvHeads == kStreamHeads, "8 groups (warps) of 8 heads");
@@ -138,6 +137,27 @@ SAMEBITS_DEVICE_FUNC void store_pv_words(float* v, const ac::uint4 (&w)[kPvWords
   }
 }
 
+// Continues the chains s[r][c] (rows ty + 16 r of a, rows tx + 16 c of b)
+// over kCols columns in order: a at column a0 of rows of stride kLdA, b at
+// column 0 of rows of stride kLdB. Each step is tile_dots's: fma(a, b, s).
+template <int kLdA, int kLdB, int kCols, int RM>
+SAMEBITS_DEVICE_FUNC void continue_dots(const float* a, int a0, const float* b, int ty, int tx, float (&s)[RM][4]) {
+#pragma unroll 2
+  for (int d = 0; d < kCols; d += 4) {
+    ac::float4 av[RM], bv[4];
+#pragma unroll
+    for (int r = 0; r < RM; ++r) av[r] = ld4(a + (ty + 16 * r) * kLdA + a0 + d);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) bv[c] = ld4(b + (tx + 16 * c) * kLdB + d);
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int r = 0; r < RM; ++r)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) s[r][c] = fma_rn(ac::comp(av[r], i), ac::comp(bv[c], i), s[r][c]);
+  }
+}
+
 template <int D, class L, DType In, DType Out>
 SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_streamed_kernel(const ForwardParams p) {
   static_assert(In != DType::f32, "16-bit inputs: one word holds 8 elements");
@@ -160,7 +180,6 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
   const int tid = gpu::threadIdx.x, ty = tid / 16, tx = tid % 16;  // the scores' layout
   const int hg = tid / 32, cg = tid % 32;                           // the p.v layout
   const int valid_heads = gpu::min_int(kStreamHeads, p.heads - h0);
-  const auto pv_cols = [cg](int j) { return pv_col(cg, j); };
 
   ac::load_tile<D, In, kStreamHeads>(sQ, static_cast<const char*>(p.q) + t * p.q_stride.row * dtype_size(In),
                                      Strides{p.q_stride.head, 0}, h0, valid_heads, 0);
@@ -191,7 +210,10 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
 
     // ---- scores: chains over d, chunk by chunk ----------------------------
     float s[kStreamRm][4];
-    ac::clear_scores(s);
+#pragma unroll
+    for (int r = 0; r < kStreamRm; ++r)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) s[r][c] = 0.0f;
 #pragma unroll 1
     for (int ch = 0; ch < Sm::kScoreChunks; ++ch) {
       float* b = sB + (ch & 1) * kTileKeys * kLdB;
@@ -202,8 +224,7 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
       } else {
         load_pv_words<D>(word_v, p.kv, p.kv_row_stride, idx, 0);
       }
-      ac::continue_score_chains<kLdQ, kLdB, kScoreChunk, kUnrollScoreChunk, ac::ScoreRows::interleaved>(
-          sQ, ch * kScoreChunk, b, ty, tx, s);
+      continue_dots<kLdQ, kLdB, kScoreChunk>(sQ, ch * kScoreChunk, b, ty, tx, s);
     }
 
     // ---- softmax (as sparse_mla_forward_kernel) ---------------------------
@@ -213,11 +234,18 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
 #pragma unroll
     for (int r = 0; r < kStreamRm; ++r) {
       const int hl = ty + 16 * r;
-      const float mb = ac::scaled_block_max(s[r], p.scale, [&](int c) { return member[c]; });
-      const float m_new = ac::running_max(started, m[r], mb);
+      float mb = max_identity();
 #pragma unroll
-      for (int c = 0; c < 4; ++c) sPt[(tx + 16 * c) * kLdP + hl] = ac::block_prob<L>(member[c], s[r][c], m_new);
-      if (started && tx == 0) sAlpha[hl] = ac::rescale_factor<L>(m[r], m_new);
+      for (int c = 0; c < 4; ++c) {
+        s[r][c] = mul_rn(s[r][c], p.scale);  // t = mul(s, scale)
+        mb = member[c] ? max_num(mb, s[r][c]) : mb;
+      }
+#pragma unroll
+      for (int off = 1; off < 16; off <<= 1) mb = max_num(mb, gpu::shuffle_xor(mb, off));
+      const float m_new = started ? max_num(m[r], mb) : mb;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) sPt[(tx + 16 * c) * kLdP + hl] = member[c] ? L::exp(sub_rn(s[r][c], m_new)) : 0.0f;
+      if (started && tx == 0) sAlpha[hl] = L::exp(sub_rn(m[r], m_new));
       m[r] = m_new;
     }
     // The next block's rows (its barriers also publish p and alpha).
@@ -239,7 +267,8 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
         for (int i = 0; i < kStreamPvHeads; ++i) {
           const float alpha = sAlpha[kStreamPvHeads * hg + i];
           l[i] = mul_rn(l[i], alpha);
-          ac::rescale_row(o[i], alpha);
+#pragma unroll
+          for (int j = 0; j < kPvCols; ++j) o[i][j] = mul_rn(o[i][j], alpha);
         }
       }
 #pragma unroll 2
@@ -249,12 +278,17 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
         const ac::float4 pa = ld4(sPt + k * kLdP + kStreamPvHeads * hg);
         const ac::float4 pb = ld4(sPt + k * kLdP + kStreamPvHeads * hg + 4);
         float vv[kPvCols];
-        ac::read_cols(v + kk * kLdV, pv_cols, vv);
+#pragma unroll
+        for (int j = 0; j < kPvCols; j += 4) {
+          const ac::float4 x = ld4(v + kk * kLdV + pv_col(cg, j));
+          vv[j] = x.x; vv[j + 1] = x.y; vv[j + 2] = x.z; vv[j + 3] = x.w;
+        }
 #pragma unroll
         for (int i = 0; i < kStreamPvHeads; ++i) {
           const float pk = i < 4 ? ac::comp(pa, i) : ac::comp(pb, i - 4);
           l[i] = add_rn(l[i], pk);
-          ac::fma_step(pk, vv, o[i]);
+#pragma unroll
+          for (int j = 0; j < kPvCols; ++j) o[i][j] = fma_rn(pk, vv[j], o[i][j]);
         }
       }
     }
@@ -269,8 +303,27 @@ SAMEBITS_GLOBAL void SAMEBITS_LAUNCH_BOUNDS(kThreads, 1) sparse_mla_forward_stre
     for (int i = 0; i < kStreamPvHeads; ++i) sL[kStreamPvHeads * hg + i] = l[i];
   }
   gpu::block_barrier();
-  finish_heads<L, Out>(p, t, h0, ty, tx, hg, cg, started, m, [&](int r) { return sL[ty + 16 * r]; }, sFinL, sFinA,
-                       o);
+#pragma unroll
+  for (int r = 0; r < kStreamRm; ++r) {
+    const int hl = ty + 16 * r, h = h0 + hl;
+    const bool head_ok = h < p.heads;
+    const HeadFinish f =
+        finish_head<L>(started, m[r], sL[hl], p.sink != nullptr, p.sink && head_ok ? p.sink[h] : 0.0f);
+    if (tx == 0) {
+      sFinL[hl] = f.l;
+      sFinA[hl] = f.alpha;
+      if (head_ok) {
+        p.lse[t * p.heads + h] = canonical(f.lse);
+        if (p.lse_excl) p.lse_excl[t * p.heads + h] = canonical(f.lse_excl);
+      }
+    }
+  }
+  gpu::block_barrier();
+#pragma unroll
+  for (int i = 0; i < kStreamPvHeads; ++i) {
+    const int hl = kStreamPvHeads * hg + i, h = h0 + hl;
+    if (h < p.heads) finish_store_o<Out>(p, t, h, cg, started, sFinL[hl], sFinA[hl], o[i]);
+  }
 }
 
 }  // namespace samebits::kernels::sparse_mla::cuda
